@@ -1,0 +1,227 @@
+# METADATA
+# title: svcgate authorization
+# description: |
+#   The one fixed policy of svcgate. The user's configuration never changes this file: the ACL and
+#   the OpenAPI operations arrive as data (data.svcgate, written by the compiler) and the request
+#   arrives as input. Its single entrypoint is `decision`.
+package svcgate.authz
+
+# METADATA
+# title: decision
+# description: The structured answer for one request; the only entrypoint.
+# entrypoint: true
+decision := {
+	"allow": allow,
+	"attributes": attributes,
+	"role": role,
+	"possession": possession,
+	"reasons": reasons,
+}
+
+default allow := false
+
+default attributes := []
+
+default role := null
+
+default possession := null
+
+reasons := [] if allow
+
+reasons := sort(deny_reasons) if not allow
+
+# Operations that do not require the bearer scheme are not guarded; the adapters skip them, and the
+# policy agrees so that `svcgate explain` and `opa eval` tell the same story.
+allow if {
+	well_formed
+	operation.secured == false
+}
+
+allow if {
+	well_formed
+	operation.secured == true
+	possession == "any"
+}
+
+allow if {
+	well_formed
+	operation.secured == true
+	possession == "own"
+	count(owned_keys) > 0
+	every key in owned_keys {
+		owns(key)
+	}
+}
+
+attributes := ["*"] if {
+	allow
+	operation.secured == false
+}
+
+attributes := sort({attribute |
+	some grant in grants
+	grant.possession == "any"
+	some attribute in grant.attributes
+}) if {
+	allow
+	possession == "any"
+}
+
+# `any` implies `own`: a caller allowed through ownership also gets what `any` grants would show.
+attributes := sort({attribute |
+	some grant in grants
+	some attribute in grant.attributes
+}) if {
+	allow
+	possession == "own"
+}
+
+role := min({grant.role | some grant in grants; grant.possession == possession})
+
+possession := "any" if "any" in granted_possessions
+
+possession := "own" if {
+	not "any" in granted_possessions
+	"own" in granted_possessions
+}
+
+granted_possessions := {grant.possession | some grant in grants}
+
+operation := data.svcgate.operations[input.operation]
+
+# Roles of the caller, from the raw role claim that the adapter copied into the input.
+subject_roles := {"anonymous"} if not role_claim_present
+
+subject_roles := {input.role} if is_string(input.role)
+
+subject_roles := {name | some name in input.role} if {
+	is_array(input.role)
+	count(input.role) > 0
+	every name in input.role {
+		is_string(name)
+	}
+}
+
+role_claim_present if "role" in object.keys(input)
+
+role_graph[name] := definition.extends if some name, definition in data.svcgate.roles
+
+# Each grant that applies: which caller role it came through, its possession and its attributes.
+# `$extend` is followed with graph.reachable, so a role also holds the grants of every role it
+# extends, transitively. An empty attribute list grants nothing.
+grants contains {"role": subject, "possession": wanted, "attributes": granted} if {
+	some subject in subject_roles
+	some declared in graph.reachable(role_graph, {subject})
+	some wanted in ["any", "own"]
+	granted := data.svcgate.roles[declared].grants[operation.resource][concat(":", [operation.action, wanted])]
+	count(granted) > 0
+}
+
+grants contains {"role": "anonymous", "possession": "any", "attributes": ["*"]} if {
+	"anonymous" in subject_roles
+	data.svcgate.anonymous_default == true
+	operation.action == "read"
+	count(operation.params) == 0
+}
+
+owned_keys contains key if {
+	some key, parameter in operation.params
+	parameter.owned == true
+}
+
+owns(key) if {
+	checks_given
+	input.checks[key] == true
+}
+
+# A parameter is owned when every element of its value is among the values of its bound claim;
+# both sides were serialized by the adapter under the parameter's OpenAPI rules.
+owns(key) if {
+	not checks_given
+	values := input.params[key]
+	count(values) > 0
+	claimed := {value | some value in input.claims[key]}
+	every value in values {
+		is_string(value)
+		value in claimed
+	}
+}
+
+checks_given if "checks" in object.keys(input)
+
+well_formed if count(input_errors) == 0
+
+input_errors contains "input must be an object" if not is_object(input)
+
+input_errors contains "input.operation must be a string" if not is_string(input.operation)
+
+input_errors contains concat("", ["input.", field, " must be an object of string lists"]) if {
+	some field in ["params", "claims"]
+	not string_lists(object.get(input, field, {}))
+}
+
+input_errors contains "input.checks must be an object of booleans" if {
+	checks_given
+	not boolean_object(input.checks)
+}
+
+string_lists(value) if {
+	is_object(value)
+	every list in value {
+		is_array(list)
+	}
+}
+
+boolean_object(value) if {
+	is_object(value)
+	every flag in value {
+		is_boolean(flag)
+	}
+}
+
+# METADATA
+# description: Why a request was denied; empty when it was allowed.
+deny_reasons contains message if some message in input_errors
+
+deny_reasons contains "the data document is missing: load data.svcgate" if not data.svcgate.operations
+
+deny_reasons contains concat("", ["unknown operation ", input.operation]) if {
+	is_string(input.operation)
+	data.svcgate.operations
+	not operation
+}
+
+deny_reasons contains "the role claim must be a string or a non-empty list of strings" if {
+	operation.secured == true
+	not subject_roles
+}
+
+deny_reasons contains concat("", ["role ", name, " is not declared in the ACL"]) if {
+	operation.secured == true
+	some name in subject_roles
+	not data.svcgate.roles[name]
+	not default_anonymous(name)
+}
+
+deny_reasons contains concat("", ["no role of the caller is granted ", operation.action, " on ", operation.resource]) if {
+	operation.secured == true
+	subject_roles
+	count(grants) == 0
+}
+
+deny_reasons contains concat("", [operation.action, ":own has nothing to own on ", input.operation, ": only ", operation.action, ":any can allow it"]) if {
+	possession == "own"
+	count(owned_keys) == 0
+}
+
+deny_reasons contains concat("", [operation.action, ":own needs ownership of ", parameter.in, " parameter ", parameter.name]) if {
+	possession == "own"
+	some key in owned_keys
+	not owns(key)
+	parameter := operation.params[key]
+}
+
+default_anonymous(name) if {
+	name == "anonymous"
+	data.svcgate.anonymous_default == true
+}
