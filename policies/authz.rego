@@ -2,7 +2,7 @@
 # title: svcgate authorization
 # description: |
 #   The one fixed policy of svcgate. The user's configuration never changes this file: the ACL and
-#   the OpenAPI operations arrive as data (data.svcgate, written by the compiler) and the request
+#   the OpenAPI operations arrive as data (data.svcgate.acl, written by the compiler) and the request
 #   arrives as input. Its single entrypoint is `decision`.
 package svcgate.authz
 
@@ -87,7 +87,7 @@ possession := "own" if {
 
 granted_possessions := {grant.possession | some grant in grants}
 
-operation := data.svcgate.operations[input.operation]
+operation := data.svcgate.acl.operations[input.operation]
 
 # Roles of the caller, from the raw role claim that the adapter copied into the input.
 subject_roles := {"anonymous"} if not role_claim_present
@@ -104,22 +104,24 @@ subject_roles := {name | some name in input.role} if {
 
 role_claim_present if "role" in object.keys(input)
 
-role_graph[name] := definition.extends if some name, definition in data.svcgate.roles
+role_graph[name] := definition.extends if some name, definition in data.svcgate.acl.roles
 
 # Each grant that applies: which caller role it came through, its possession and its attributes.
 # `$extend` is followed with graph.reachable, so a role also holds the grants of every role it
 # extends, transitively. An empty attribute list grants nothing.
 grants contains {"role": subject, "possession": wanted, "attributes": granted} if {
+	operation.secured == true
 	some subject in subject_roles
 	some declared in graph.reachable(role_graph, {subject})
 	some wanted in ["any", "own"]
-	granted := data.svcgate.roles[declared].grants[operation.resource][concat(":", [operation.action, wanted])]
+	granted := data.svcgate.acl.roles[declared].grants[operation.resource][concat(":", [operation.action, wanted])]
 	count(granted) > 0
 }
 
 grants contains {"role": "anonymous", "possession": "any", "attributes": ["*"]} if {
+	operation.secured == true
 	"anonymous" in subject_roles
-	data.svcgate.anonymous_default == true
+	data.svcgate.acl.anonymous_default == true
 	operation.action == "read"
 	count(operation.params) == 0
 }
@@ -139,6 +141,7 @@ owns(key) if {
 owns(key) if {
 	not checks_given
 	values := input.params[key]
+	is_array(values)
 	count(values) > 0
 	claimed := {value | some value in input.claims[key]}
 	every value in values {
@@ -153,7 +156,10 @@ well_formed if count(input_errors) == 0
 
 input_errors contains "input must be an object" if not is_object(input)
 
-input_errors contains "input.operation must be a string" if not is_string(input.operation)
+input_errors contains "input.operation must be a string" if {
+	is_object(input)
+	not string_field(input, "operation")
+}
 
 input_errors contains concat("", ["input.", field, " must be an object of string lists"]) if {
 	some field in ["params", "claims"]
@@ -164,6 +170,8 @@ input_errors contains "input.checks must be an object of booleans" if {
 	checks_given
 	not boolean_object(input.checks)
 }
+
+string_field(document, key) if is_string(document[key])
 
 string_lists(value) if {
 	is_object(value)
@@ -183,11 +191,11 @@ boolean_object(value) if {
 # description: Why a request was denied; empty when it was allowed.
 deny_reasons contains message if some message in input_errors
 
-deny_reasons contains "the data document is missing: load data.svcgate" if not data.svcgate.operations
+deny_reasons contains "the data document is missing: load data.svcgate.acl" if not data.svcgate.acl.operations
 
 deny_reasons contains concat("", ["unknown operation ", input.operation]) if {
 	is_string(input.operation)
-	data.svcgate.operations
+	data.svcgate.acl.operations
 	not operation
 }
 
@@ -199,7 +207,7 @@ deny_reasons contains "the role claim must be a string or a non-empty list of st
 deny_reasons contains concat("", ["role ", name, " is not declared in the ACL"]) if {
 	operation.secured == true
 	some name in subject_roles
-	not data.svcgate.roles[name]
+	not data.svcgate.acl.roles[name]
 	not default_anonymous(name)
 }
 
@@ -223,5 +231,5 @@ deny_reasons contains concat("", [operation.action, ":own needs ownership of ", 
 
 default_anonymous(name) if {
 	name == "anonymous"
-	data.svcgate.anonymous_default == true
+	data.svcgate.acl.anonymous_default == true
 }

@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # Installs the pinned OPA from the Go module proxy when `opa` is missing or of another version.
-# Prints the path of the opa binary to use on its last line, so callers need not have
-# $(go env GOPATH)/bin on PATH.
+# Prints the path of the opa binary to use as its only line on stdout, so callers need not have
+# $(go env GOPATH)/bin on PATH. With --find it installs nothing and fails when OPA is missing.
 set -euo pipefail
 source "$(dirname "$0")/opa-version.sh"
 
-version_of() { "$1" version 2>/dev/null | sed -n 's/^Version: /v/p'; }
+pinned() { [ -x "$1" ] && [ "$("$1" version 2>/dev/null | sed -n 's/^Version: //p')" = "${OPA_VERSION#v}" ]; }
 
-for candidate in "$(command -v opa || true)" "$(command -v go >/dev/null && echo "$(go env GOPATH)/bin/opa")"; do
-  if [ -n "$candidate" ] && [ -x "$candidate" ] && [ "$(version_of "$candidate")" = "$OPA_VERSION" ]; then
+candidates=("$(command -v opa || true)")
+command -v go >/dev/null && candidates+=("$(go env GOPATH)/bin/opa")
+for candidate in "${candidates[@]}"; do
+  if [ -n "$candidate" ] && pinned "$candidate"; then
     echo "$candidate"
     exit 0
   fi
 done
 
+if [ "${1:-}" = "--find" ]; then
+  echo "opa ${OPA_VERSION} is not installed; run 'bash scripts/install-opa.sh' (needs Go) or 'make build'" >&2
+  exit 1
+fi
 if ! command -v go >/dev/null; then
   echo "install-opa: Go is not installed; install Go >= 1.24 (https://go.dev/doc/install) so that OPA ${OPA_VERSION} can be built" >&2
   exit 1
