@@ -13,5 +13,5 @@ trap 'rm -rf "$out"' EXIT
 "$opa" build -t wasm -e svcgate/authz/decision --capabilities policies/capabilities.json \
   -o "$out/bundle.tar.gz" policies/authz.rego
 mkdir -p dist
-tar -xzOf "$out/bundle.tar.gz" /policy.wasm >dist/policy.wasm
+tar -xzPOf "$out/bundle.tar.gz" /policy.wasm >dist/policy.wasm
 echo "policies:build: dist/policy.wasm ($(wc -c <dist/policy.wasm) bytes)"

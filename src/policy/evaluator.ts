@@ -1,0 +1,119 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { loadPolicy, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
+import type { DataDocument, Possession } from './data-document';
+import { policyWasmPath } from './policy-wasm-path';
+
+/** What an adapter tells the policy about one request. See the README, "Policy input". */
+export interface PolicyInput {
+  /** `<METHOD> <path>` as keyed in the data document. */
+  operation: string;
+  /** The raw role claim; leave it out when the token has none (the caller is then `anonymous`). */
+  role?: unknown;
+  /** Canonical elements of each owned parameter's request value, keyed `<in>:<name>`; null marks an invalid element. */
+  params?: Record<string, (string | null)[]>;
+  /** Canonical values of each owned parameter's bound claim, keyed like `params`. */
+  claims?: Record<string, string[]>;
+  /** Results of `checkOwnership`, keyed like `params`; when present, claims are not used. */
+  checks?: Record<string, boolean>;
+}
+
+export interface Decision {
+  allow: boolean;
+  /** Attribute globs granted (accesscontrol notation); empty on a deny. */
+  attributes: string[];
+  /** The caller's role through which the deciding grant came, or null. */
+  role: string | null;
+  /** The best possession granted for the action, even when ownership then failed. */
+  possession: Possession | null;
+  /** Why the request was denied; empty when allowed. */
+  reasons: string[];
+}
+
+const ENTRYPOINT = 'svcgate/authz/decision';
+
+let policyBytes: Buffer | undefined;
+
+/** Read once per process; a missing file is a start-up error that says how to build it. */
+function readPolicy(): Buffer {
+  if (policyBytes) return policyBytes;
+  const file = policyWasmPath();
+  if (!existsSync(file)) throw new Error(`svcgate: ${file} is missing; build it with 'npm run policies:build'`);
+  policyBytes = readFileSync(file);
+  return policyBytes;
+}
+
+export function denied(reason: string): Decision {
+  return { allow: false, attributes: [], role: null, possession: null, reasons: [reason] };
+}
+
+/**
+ * Evaluates the one fixed policy (policy.wasm) against one data document.
+ * `evaluate` never throws: any error on the way to a decision is a deny with a reason.
+ */
+export class Evaluator {
+  private constructor(
+    private policy: LoadedPolicy,
+    private current: DataDocument,
+  ) {}
+
+  static async create(data: DataDocument): Promise<Evaluator> {
+    return new Evaluator(await instantiate(data), data);
+  }
+
+  get data(): DataDocument {
+    return this.current;
+  }
+
+  get revision(): string {
+    return this.current.revision;
+  }
+
+  evaluate(input: PolicyInput): Decision {
+    let resultSet: unknown;
+    try {
+      resultSet = this.policy.evaluate(input, ENTRYPOINT);
+    } catch (error) {
+      // opa-wasm throws strings as well as Errors.
+      return denied(`policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return readDecision(resultSet);
+  }
+
+  /** Loads new data into a fresh instance, then swaps; evaluations in between use the old data. */
+  async setData(data: DataDocument): Promise<void> {
+    const next = await instantiate(data);
+    this.policy = next;
+    this.current = data;
+  }
+}
+
+async function instantiate(data: DataDocument): Promise<LoadedPolicy> {
+  const policy = await loadPolicy(readPolicy(), { initial: 8 });
+  policy.setData({ svcgate: { acl: data } });
+  return policy;
+}
+
+/** Accepts only a result of exactly the documented shape; anything else is a deny. */
+function readDecision(resultSet: unknown): Decision {
+  if (!Array.isArray(resultSet) || resultSet.length !== 1) return denied('the policy returned no decision');
+  const result: unknown = (resultSet[0] as { result?: unknown } | undefined)?.result;
+  if (!isDecision(result)) return denied('the policy returned a malformed decision');
+  if (!result.allow && result.reasons.length === 0) return { ...result, reasons: ['denied by policy'] };
+  return result;
+}
+
+function isDecision(value: unknown): value is Decision {
+  if (typeof value !== 'object' || value === null) return false;
+  const d = value as Record<string, unknown>;
+  return (
+    typeof d.allow === 'boolean' &&
+    isStringList(d.attributes) &&
+    (d.role === null || typeof d.role === 'string') &&
+    (d.possession === null || d.possession === 'any' || d.possession === 'own') &&
+    isStringList(d.reasons)
+  );
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
