@@ -4,7 +4,7 @@
  * The README's "Data document" section describes the same schema; change both together.
  */
 
-export const DATA_SCHEMA_VERSION = 1;
+export const DATA_SCHEMA_VERSION = 1 as const;
 
 export type Action = 'create' | 'read' | 'update' | 'delete';
 export type Possession = 'any' | 'own';

@@ -1,0 +1,35 @@
+# The two commands of the README: `make run` and `make test`. Everything they need is built here
+# from what is committed: npm packages, the pinned OPA (from the Go module proxy), policy.wasm and
+# the TypeScript build.
+SHELL := /bin/bash
+
+.PHONY: build run test test-policy test-js bench opa clean
+
+build: node_modules/.package-lock.json opa dist/policy.wasm dist/cjs/index.js
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+
+opa:
+	@bash scripts/install-opa.sh >/dev/null
+
+dist/policy.wasm: policies/authz.rego policies/capabilities.json scripts/build-policy.sh | opa
+	npm run --silent policies:build
+
+dist/cjs/index.js: $(shell find src -name '*.ts') tsconfig.json tsconfig.build.json scripts/write-esm-entries.cjs node_modules/.package-lock.json
+	npm run --silent build:ts
+
+run: build
+	node examples/serve.js
+
+test: build
+	bash scripts/test-all.sh
+
+test-policy: opa
+	bash scripts/test-policy.sh
+
+bench: build
+	npm run --silent bench
+
+clean:
+	rm -rf dist build

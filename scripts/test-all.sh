@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Every test suite, then one closing line with the totals.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p build
+
+bash scripts/test-policy.sh | tee build/rego-test.log
+rego_status=${PIPESTATUS[0]}
+rego_passed=$(sed -n 's/^PASS: \([0-9]*\)\/.*/\1/p' build/rego-test.log)
+rego_failed=$(sed -n 's/^FAIL: \([0-9]*\)\/.*/\1/p' build/rego-test.log)
+
+npx jest --ci --json --outputFile=build/jest.json
+jest_status=$?
+read -r jest_passed jest_failed < <(node -e 'const r = require("./build/jest.json"); console.log(r.numPassedTests, r.numFailedTests + r.numRuntimeErrorTestSuites)' 2>/dev/null || echo "0 1")
+
+passed=$(( ${rego_passed:-0} + jest_passed ))
+failed=$(( ${rego_failed:-0} + jest_failed ))
+echo "Rego: ${rego_passed:-0} passed; jest: ${jest_passed} passed"
+echo "${passed} passed, ${failed} failed"
+[ "$rego_status" -eq 0 ] && [ "$jest_status" -eq 0 ] && [ "$failed" -eq 0 ]

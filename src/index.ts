@@ -1,0 +1,3 @@
+export * from './policy';
+export * from './auth';
+export * from './svc';

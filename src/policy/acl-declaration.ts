@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { ConfigError, jsonPath } from './config-error';
+import type { ResourceGrants, RoleSpec } from './data-document';
+import { parseWith } from './parse-with';
+
+const GRANT_KEY = /^(create|read|update|delete):(any|own)$/;
+const ACTIONS = ['create', 'read', 'update', 'delete'];
+const POSSESSIONS = ['any', 'own'];
+const EXTEND = '$extend';
+
+const declarationSchema = z.record(z.string().min(1, { error: 'a role name must not be empty' }), z.record(z.string(), z.unknown()));
+const extendSchema = z.array(z.string().min(1), { error: `${EXTEND} must be a list of role names` });
+const grantsSchema = z.record(z.string(), z.unknown());
+const attributesSchema = z.array(z.string(), { error: 'attributes must be a list of strings' });
+
+/**
+ * Validates a permission declaration `{ role: { resource: { "action:possession": [attributes] } } }`
+ * against the resource paths of the document and returns the roles of the data document.
+ */
+export function readRoles(declaration: unknown, file: string, resources: readonly string[]): Record<string, RoleSpec> {
+  const roles = parseWith(declarationSchema, declaration, file, [], 'write { "<role>": { "<resource path>": { "read:own": ["*"] } } }');
+  const result: Record<string, RoleSpec> = {};
+  for (const [role, body] of Object.entries(roles)) {
+    const spec: RoleSpec = { extends: [], grants: {} };
+    for (const [key, value] of Object.entries(body)) {
+      if (key === EXTEND) {
+        spec.extends = parseWith(extendSchema, value, file, [role, key], `write "${EXTEND}": ["otherRole"]`);
+        continue;
+      }
+      const resource = resolveResource(key, resources, file, [role, key]);
+      if (resource in spec.grants) {
+        throw new ConfigError(file, jsonPath([role, key]), `the resource ${resource} is declared twice for role ${role}`, 'merge the two entries into one');
+      }
+      spec.grants[resource] = readGrants(value, file, [role, key]);
+    }
+    result[role] = spec;
+  }
+  checkExtends(result, file);
+  return result;
+}
+
+/** Accepts `/users/{id}`, `users/{id}` and `/users/:id`; the result must be a path of the document. */
+function resolveResource(key: string, resources: readonly string[], file: string, at: readonly string[]): string {
+  const withSlash = key.startsWith('/') ? key : `/${key}`;
+  const normalized = withSlash.replace(/:([A-Za-z0-9_.~-]+)/g, '{$1}');
+  if (resources.includes(normalized)) return normalized;
+  const shape = (path: string) => path.replace(/\{[^}]*\}/g, '{}');
+  const similar = resources.filter((path) => shape(path) === shape(normalized));
+  throw new ConfigError(
+    file,
+    jsonPath(at),
+    `${key} is not a path of the OpenAPI document`,
+    similar.length > 0 ? `did you mean ${similar.join(' or ')}? Parameter names must match the document` : `use one of the document's paths: ${resources.join(', ') || '(none)'}`,
+  );
+}
+
+function readGrants(value: unknown, file: string, at: readonly string[]): ResourceGrants {
+  const grants = parseWith(grantsSchema, value, file, at, 'map "<action>:<possession>" keys to attribute lists, e.g. { "read:own": ["*"] }');
+  const result: ResourceGrants = {};
+  for (const [key, attributes] of Object.entries(grants)) {
+    if (!GRANT_KEY.test(key)) throw grantKeyError(key, file, [...at, key]);
+    result[key as keyof ResourceGrants] = parseWith(attributesSchema, attributes, file, [...at, key], 'write a list such as ["*"] or ["*", "!password"]; [] grants nothing');
+  }
+  return result;
+}
+
+function grantKeyError(key: string, file: string, at: readonly string[]): ConfigError {
+  const [action, possession, ...rest] = key.split(':');
+  let problem = `${JSON.stringify(key)} is not "<action>:<possession>"`;
+  if (rest.length === 0 && action !== undefined && !ACTIONS.includes(action)) problem = `unknown action ${JSON.stringify(action)}`;
+  else if (rest.length === 0 && possession !== undefined && !POSSESSIONS.includes(possession)) problem = `unknown possession ${JSON.stringify(possession)}`;
+  return new ConfigError(file, jsonPath(at), problem, `actions are ${ACTIONS.join(', ')}; possessions are ${POSSESSIONS.join(', ')}; e.g. "read:own"`);
+}
+
+/** Every `$extend` names a declared role, and no chain of them comes back to where it started. */
+function checkExtends(roles: Record<string, RoleSpec>, file: string): void {
+  for (const [role, spec] of Object.entries(roles)) {
+    spec.extends.forEach((parent, index) => {
+      if (!(parent in roles)) {
+        throw new ConfigError(file, jsonPath([role, EXTEND, index]), `role ${role} extends ${parent}, which is not declared`, `declare ${parent} or remove it from ${EXTEND}`);
+      }
+    });
+  }
+  const done = new Set<string>();
+  const visit = (role: string, trail: string[]): void => {
+    if (trail.includes(role)) {
+      const cycle = [...trail.slice(trail.indexOf(role)), role];
+      throw new ConfigError(file, jsonPath([cycle[0]!, EXTEND]), `cyclic ${EXTEND}: ${cycle.join(' -> ')}`, `remove one of the ${EXTEND} links so that no role inherits from itself`);
+    }
+    if (done.has(role)) return;
+    for (const parent of roles[role]!.extends) visit(parent, [...trail, role]);
+    done.add(role);
+  };
+  for (const role of Object.keys(roles)) visit(role, []);
+}

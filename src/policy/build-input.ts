@@ -1,0 +1,64 @@
+import { paramKey, type OperationSpec, type ParamSpec } from './data-document';
+import type { PolicyInput } from './evaluator';
+import { serializeClaimValue, serializeRequestValue } from './serialize-param';
+
+/** The raw parts of a request that parameters are read from, as an adapter has them. */
+export interface RequestParts {
+  /** Percent-decoded path parameter values by template name. */
+  pathParams?: Record<string, string>;
+  query?: URLSearchParams;
+  /** Header values keyed in lower case, as Node gives them. */
+  headers?: Record<string, string | string[] | undefined>;
+  cookies?: Record<string, string>;
+}
+
+/** A verified JWT payload; never a decoded but unverified one. */
+export type VerifiedPayload = Record<string, unknown>;
+
+/**
+ * Builds the policy input for one request. Only owned parameters are serialized: the policy
+ * needs nothing else, and a smaller input is faster to hand to the Wasm module.
+ */
+export function buildInput(
+  key: string,
+  operation: OperationSpec,
+  request: RequestParts,
+  payload: VerifiedPayload | undefined,
+  roleBinding = 'role',
+): PolicyInput {
+  const input: PolicyInput = { operation: key, params: {}, claims: {} };
+  const roleClaim = payload !== undefined && Object.hasOwn(payload, roleBinding) ? roleBinding : 'role';
+  const role = ownClaim(payload, roleClaim);
+  if (role !== undefined) input.role = role;
+
+  for (const param of Object.values(operation.params)) {
+    if (!param.owned) continue;
+    const k = paramKey(param);
+    input.params![k] = serializeRequestValue(param, rawValue(param, request));
+    const claim = ownClaim(payload, param.binding);
+    if (claim !== undefined) input.claims![k] = serializeClaimValue(param, claim);
+  }
+  return input;
+}
+
+/** Own properties only: a claim named `constructor` must not find Object.prototype's. */
+function ownClaim(payload: VerifiedPayload | undefined, name: string): unknown {
+  return payload !== undefined && Object.hasOwn(payload, name) ? payload[name] : undefined;
+}
+
+function rawValue(param: ParamSpec, request: RequestParts): string | string[] | undefined {
+  switch (param.in) {
+    case 'path':
+      return request.pathParams?.[param.name];
+    case 'query': {
+      const values = request.query?.getAll(param.name) ?? [];
+      return values.length > 0 ? values : undefined;
+    }
+    case 'header': {
+      const value = request.headers?.[param.name.toLowerCase()];
+      return Array.isArray(value) ? value.join(', ') : value;
+    }
+    case 'cookie':
+      return request.cookies?.[param.name];
+  }
+}

@@ -1,0 +1,14 @@
+import type { z } from 'zod';
+import { ConfigError, jsonPath } from './config-error';
+
+/**
+ * Validates `value` with a zod schema and turns the first issue into a ConfigError whose path
+ * points inside the file. `fix` says what a valid value looks like.
+ */
+export function parseWith<T>(schema: z.ZodType<T>, value: unknown, file: string, at: readonly (string | number)[], fix: string): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const path = [...at, ...issue.path.map((key) => (typeof key === 'number' ? key : String(key)))];
+  throw new ConfigError(file, jsonPath(path), issue.message, fix);
+}
