@@ -1,0 +1,115 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+// The CLI is tested as users run it: the built bin, in a child process (`make test` builds first).
+const BIN = join(__dirname, '../../dist/cjs/cli/main.js');
+const EXAMPLE = join(__dirname, '../../examples/users-api');
+const API = ['--openapi', join(EXAMPLE, 'openapi.yaml'), '--acl', join(EXAMPLE, 'permissions.yaml')];
+const run = promisify(execFile);
+
+async function svcgate(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args]);
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('svcgate build', () => {
+  test('writes data.json where opa finds it at data.svcgate.acl', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'svcgate-build-'));
+    const { code, stdout } = await svcgate('build', ...API, '--out', out);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^wrote .*data\.json: 2 roles, 7 operations, revision [0-9a-f]{16}\n$/);
+    const written = JSON.parse(readFileSync(join(out, 'data.json'), 'utf8'));
+    expect(Object.keys(written.svcgate.acl.operations)).toContain('GET /users/{userId}');
+    expect(written.svcgate.acl.roles.admin.extends).toEqual(['user']);
+  });
+
+  test('needs --out', async () => {
+    const { code, stderr } = await svcgate('build', ...API);
+    expect(code).toBe(2);
+    expect(stderr).toBe('svcgate: --out <dir> is required (svcgate --help)\n');
+  });
+});
+
+describe('svcgate explain', () => {
+  test('allows the owner and says why', async () => {
+    const { code, stdout } = await svcgate('explain', ...API, '--token-claims', '{"role":"user","userId":[1,3]}', 'GET', '/users/3');
+    expect(code).toBe(0);
+    expect(stdout).toContain('GET /users/3 -> GET /users/{userId}\ndecision: ALLOW\nrole: user, possession: own, attributes: !password *\n');
+  });
+
+  test('denies another user with the reason, exit code 1', async () => {
+    const { code, stdout } = await svcgate('explain', ...API, '--token-claims', '{"role":"user","userId":[1,3]}', 'GET', '/users/2');
+    expect(code).toBe(1);
+    expect(stdout).toContain('decision: DENY\n');
+    expect(stdout).toContain('reason: read:own needs ownership of path parameter userId\n');
+  });
+
+  test('without claims the caller is anonymous', async () => {
+    const { code, stdout } = await svcgate('explain', ...API, 'GET', '/users');
+    expect(code).toBe(0);
+    expect(stdout).toContain('role: anonymous, possession: any');
+  });
+
+  test('honours --role-binding', async () => {
+    const { stdout } = await svcgate('explain', ...API, '--role-binding', 'groups', '--token-claims', '{"groups":["admin"]}', 'DELETE', '/users/9');
+    expect(stdout).toContain('decision: ALLOW\nrole: admin, possession: any');
+  });
+});
+
+describe('svcgate audit', () => {
+  test('prints the role x operation matrix', async () => {
+    const { code, stdout } = await svcgate('audit', ...API);
+    expect(code).toBe(0);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines[0]!.split(/\s+/)).toEqual(['operation', 'admin', 'anonymous', 'user']);
+    const row = (key: string) => lines.find((line) => line.startsWith(`${key} `))!.slice(key.length).trim().split(/\s+/);
+    expect(row('GET /users/{userId}')).toEqual(['any', '-', 'own']);
+    expect(row('PUT /users/{userId}')).toEqual(['own', '-', 'own']);
+    expect(row('GET /users')).toEqual(['any', 'any', '-']);
+    expect(row('POST /users')).toEqual(['any', '-', '-']);
+    expect(stdout).not.toContain('GET /status');
+  });
+
+  test('--json gives the same matrix as data', async () => {
+    const { stdout } = await svcgate('audit', ...API, '--json');
+    const matrix = JSON.parse(stdout);
+    expect(matrix.roles).toEqual(['admin', 'anonymous', 'user']);
+    expect(matrix.operations['GET /accounts/{accountId}']).toEqual({ admin: 'own', anonymous: '-', user: 'own' });
+  });
+});
+
+describe('bad input: one line on stderr and exit code 2', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svcgate-cli-'));
+  const badYaml = join(dir, 'bad.yaml');
+  writeFileSync(badYaml, 'user:\n  /users: [unclosed\n');
+  const unknownPath = join(dir, 'unknown.json');
+  writeFileSync(unknownPath, JSON.stringify({ user: { '/nowhere': { 'read:any': ['*'] } } }));
+
+  test.each([
+    ['no command', [], /^svcgate: no command given \(svcgate --help\)\n$/],
+    ['an unknown command', ['deploy'], /^svcgate: unknown command deploy/],
+    ['an unknown option', ['audit', '--colour'], /^svcgate: .*--colour/],
+    ['a missing --acl', ['audit', '--openapi', join(EXAMPLE, 'openapi.yaml')], /^svcgate: --acl <file> is required/],
+    ['an unreadable file', ['audit', '--openapi', join(dir, 'missing.yaml'), '--acl', unknownPath], /^svcgate: .*missing\.yaml/],
+    ['invalid YAML', ['audit', '--openapi', join(EXAMPLE, 'openapi.yaml'), '--acl', badYaml], /^svcgate: .*bad\.yaml/],
+    ['an ACL naming an unknown path', ['audit', '--openapi', join(EXAMPLE, 'openapi.yaml'), '--acl', unknownPath], /^svcgate: .*unknown\.json at \$\.user\["\/nowhere"\]: \/nowhere is not a path/],
+    ['invalid --token-claims', ['explain', ...API, '--token-claims', '{role:', 'GET', '/users'], /^svcgate: --token-claims is not valid JSON/],
+    ['--token-claims that is not an object', ['explain', ...API, '--token-claims', '[1]', 'GET', '/users'], /^svcgate: --token-claims must be a JSON object/],
+    ['a path of no operation', ['explain', ...API, 'GET', '/nowhere'], /^svcgate: no operation of the document matches GET \/nowhere/],
+    ['explain without a path', ['explain', ...API, 'GET'], /^svcgate: explain needs <METHOD> <path>/],
+  ])('%s', async (_name, args, message) => {
+    const { code, stdout, stderr } = await svcgate(...(args as string[]));
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toMatch(message);
+    expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+  });
+});

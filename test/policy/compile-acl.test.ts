@@ -1,0 +1,266 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compileAcl, ConfigError } from '../../src/policy';
+
+const EXAMPLE = join(__dirname, '../../examples/users-api');
+
+/** A minimal valid document; tests override what they exercise. */
+function api(paths: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  return {
+    openapi: '3.1.0',
+    info: { title: 't', version: '1' },
+    security: [{ bearerAuth: [] }],
+    components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    paths,
+    ...extra,
+  };
+}
+const itemPath = { '/items/{id}': { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }] } } };
+
+function configError(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).code).toBe('ERR_SVCGATE_CONFIG');
+    return error as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('compiling the example API', () => {
+  const data = compileAcl({ openapi: join(EXAMPLE, 'openapi.yaml'), acl: join(EXAMPLE, 'permissions.yaml') });
+
+  test('records every operation with its resource, action and security', () => {
+    expect(Object.keys(data.operations).sort()).toEqual([
+      'DELETE /users/{userId}',
+      'GET /accounts/{accountId}',
+      'GET /status',
+      'GET /users',
+      'GET /users/{userId}',
+      'POST /users',
+      'PUT /users/{userId}',
+    ]);
+    expect(data.operations['PUT /users/{userId}']).toMatchObject({ method: 'PUT', resource: '/users/{userId}', action: 'update', secured: true, operation_id: 'updateUser' });
+    expect(data.operations['GET /status']!.secured).toBe(false);
+    expect(data.scheme).toBe('bearerAuth');
+  });
+
+  test('resolves $ref parameters declared at the path-item level', () => {
+    expect(data.operations['GET /users/{userId}']!.params).toEqual({
+      'path:userId': { name: 'userId', in: 'path', style: 'simple', explode: false, type: 'integer', items: null, binding: 'userId', owned: true },
+    });
+  });
+
+  test('records x-acl-binding as the claim to compare', () => {
+    expect(data.operations['GET /accounts/{accountId}']!.params['path:accountId']).toMatchObject({ binding: 'accounts', type: 'string', owned: true });
+  });
+
+  test('normalizes resource keys written without a slash and with :param', () => {
+    expect(data.roles.admin!.grants['/users/{userId}']).toEqual({ 'read:any': ['*', '!password'], 'delete:any': ['*'] });
+    expect(data.roles.admin!.extends).toEqual(['user']);
+  });
+
+  test('applies the anonymous default when the ACL does not declare anonymous', () => {
+    expect(data.anonymous_default).toBe(true);
+    expect(data.roles.anonymous).toBeUndefined();
+  });
+
+  test('the revision is a stable hash of the content', () => {
+    const again = compileAcl({ openapi: join(EXAMPLE, 'openapi.yaml'), acl: join(EXAMPLE, 'permissions.yaml') });
+    expect(again.revision).toBe(data.revision);
+    expect(data.revision).toMatch(/^[0-9a-f]{16}$/);
+    const other = compileAcl({ openapi: join(EXAMPLE, 'openapi.yaml'), acl: { user: { '/users': { 'read:any': ['*'] } } } });
+    expect(other.revision).not.toBe(data.revision);
+  });
+});
+
+describe('the compiled document', () => {
+  test('declaring anonymous replaces the default', () => {
+    const data = compileAcl({ openapi: api(itemPath), acl: { anonymous: { '/items/{id}': { 'read:any': ['*'] } } } });
+    expect(data.anonymous_default).toBe(false);
+  });
+
+  test('operation parameters override path-item parameters with the same name and location', () => {
+    const data = compileAcl({
+      openapi: api({
+        '/items/{id}': {
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }, { name: 'q', in: 'query' }],
+          get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' }, style: 'label', explode: true }] },
+        },
+      }),
+      acl: {},
+    });
+    const params = data.operations['GET /items/{id}']!.params;
+    expect(params['path:id']).toMatchObject({ type: 'integer', style: 'label', explode: true });
+    expect(params['query:q']).toMatchObject({ style: 'form', explode: true, type: 'unknown', owned: false });
+  });
+
+  test('reads OpenAPI 3.1 type lists and array item types', () => {
+    const data = compileAcl({
+      openapi: api({
+        '/items': { get: { parameters: [
+          { name: 'ids', in: 'query', 'x-acl-binding': 'items', schema: { type: 'array', items: { type: ['integer', 'null'] } } },
+          { name: 'n', in: 'header', schema: { type: ['number', 'null'] } },
+        ] } },
+      }),
+      acl: {},
+    });
+    const params = data.operations['GET /items']!.params;
+    expect(params['query:ids']).toMatchObject({ type: 'array', items: 'integer', binding: 'items', owned: true });
+    expect(params['header:n']).toMatchObject({ type: 'number', style: 'simple', owned: false });
+  });
+
+  test('operation-level security: [] turns the check off, another scheme does not include ours', () => {
+    const data = compileAcl({
+      openapi: api(
+        { '/a': { get: { security: [] } }, '/b': { get: { security: [{ apiKey: [] }] } }, '/c': { get: { security: [{ apiKey: [] }, { bearerAuth: [] }] } } },
+        { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'Bearer' }, apiKey: { type: 'apiKey', in: 'header', name: 'k' } } } },
+      ),
+      acl: {},
+    });
+    expect([data.operations['GET /a']!.secured, data.operations['GET /b']!.secured, data.operations['GET /c']!.secured]).toEqual([false, false, true]);
+  });
+
+  test('an unsecured OPTIONS operation is left out', () => {
+    const data = compileAcl({ openapi: api({ '/a': { options: { security: [] }, get: {} } }), acl: {} });
+    expect(Object.keys(data.operations)).toEqual(['GET /a']);
+  });
+});
+
+describe('invalid ACLs are ConfigErrors naming the file, the JSON path and the fix', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svcgate-acl-'));
+  const aclFile = (name: string, text: string) => {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  };
+
+  test('unknown resource path, with a suggestion when only parameter names differ', () => {
+    const error = configError(() => compileAcl({ openapi: api(itemPath), acl: aclFile('a.json', '{"user": {"/items/:itemId": {"read:own": ["*"]}}}') }));
+    expect(error.file).toContain('a.json');
+    expect(error.path).toBe('$.user["/items/:itemId"]');
+    expect(error.message).toContain('/items/:itemId is not a path of the OpenAPI document');
+    expect(error.fix).toContain('did you mean /items/{id}?');
+  });
+
+  test('unknown path lists the document paths', () => {
+    const error = configError(() => compileAcl({ openapi: api(itemPath), acl: { user: { '/nope': { 'read:any': [] } } } }));
+    expect(error.fix).toContain('/items/{id}');
+    expect(error.file).toBe('<inline ACL>');
+  });
+
+  test('unknown action', () => {
+    const error = configError(() => compileAcl({ openapi: api(itemPath), acl: aclFile('b.yaml', 'user:\n  /items/{id}:\n    write:own: ["*"]\n') }));
+    expect(error.path).toBe('$.user["/items/{id}"]["write:own"]');
+    expect(error.problem).toBe('unknown action "write"');
+    expect(error.fix).toContain('create, read, update, delete');
+  });
+
+  test('unknown possession', () => {
+    const error = configError(() => compileAcl({ openapi: api(itemPath), acl: { user: { '/items/{id}': { 'read:mine': ['*'] } } } }));
+    expect(error.problem).toBe('unknown possession "mine"');
+  });
+
+  test('a grant key that is not action:possession', () => {
+    const error = configError(() => compileAcl({ openapi: api(itemPath), acl: { user: { '/items/{id}': { read: ['*'] } } } }));
+    expect(error.problem).toContain('"read" is not "<action>:<possession>"');
+  });
+
+  test('attributes that are not a list of strings', () => {
+    const error = configError(() => compileAcl({ openapi: api(itemPath), acl: { user: { '/items/{id}': { 'read:own': '*' } } } }));
+    expect(error.path).toBe('$.user["/items/{id}"]["read:own"]');
+    expect(error.problem).toContain('attributes must be a list of strings');
+    const nested = configError(() => compileAcl({ openapi: api(itemPath), acl: { user: { '/items/{id}': { 'read:own': ['*', 3] } } } }));
+    expect(nested.path).toBe('$.user["/items/{id}"]["read:own"][1]');
+  });
+
+  test('a role that is not an object', () => {
+    const error = configError(() => compileAcl({ openapi: api(itemPath), acl: { user: ['read'] } }));
+    expect(error.path).toBe('$.user');
+  });
+
+  test('cyclic $extend names the cycle', () => {
+    const error = configError(() => compileAcl({ openapi: api(itemPath), acl: { a: { $extend: ['b'] }, b: { $extend: ['c'] }, c: { $extend: ['a'] } } }));
+    expect(error.problem).toBe('cyclic $extend: a -> b -> c -> a');
+    expect(error.path).toBe('$.a.$extend');
+  });
+
+  test('a role extending itself', () => {
+    expect(configError(() => compileAcl({ openapi: api(itemPath), acl: { a: { $extend: ['a'] } } })).problem).toBe('cyclic $extend: a -> a');
+  });
+
+  test('$extend of an undeclared role', () => {
+    const error = configError(() => compileAcl({ openapi: api(itemPath), acl: { a: { $extend: ['ghost'] } } }));
+    expect(error.path).toBe('$.a.$extend[0]');
+    expect(error.problem).toContain('ghost, which is not declared');
+  });
+
+  test('$extend that is not a list', () => {
+    expect(configError(() => compileAcl({ openapi: api(itemPath), acl: { a: { $extend: 'b' } } })).path).toBe('$.a.$extend');
+  });
+
+  test('one resource written twice in two spellings', () => {
+    const error = configError(() => compileAcl({ openapi: api(itemPath), acl: { a: { '/items/{id}': { 'read:any': ['*'] }, 'items/:id': { 'read:own': ['*'] } } } }));
+    expect(error.problem).toContain('declared twice');
+  });
+});
+
+describe('invalid OpenAPI documents are ConfigErrors', () => {
+  test('no bearer scheme', () => {
+    const error = configError(() => compileAcl({ openapi: api(itemPath, { components: { securitySchemes: {} } }), acl: {} }));
+    expect(error.path).toBe('$.components.securitySchemes');
+    expect(error.fix).toContain('type: http, scheme: bearer');
+  });
+
+  test('several bearer schemes and none named', () => {
+    const schemes = { a: { type: 'http', scheme: 'bearer' }, b: { type: 'http', scheme: 'bearer' } };
+    expect(configError(() => compileAcl({ openapi: api(itemPath, { components: { securitySchemes: schemes } }), acl: {} })).problem).toContain('several bearer schemes (a, b)');
+    expect(compileAcl({ openapi: api(itemPath, { components: { securitySchemes: schemes } }), acl: {}, scheme: 'b' }).scheme).toBe('b');
+  });
+
+  test('a named scheme that does not exist, or is not bearer JWT', () => {
+    expect(configError(() => compileAcl({ openapi: api(itemPath), acl: {}, scheme: 'other' })).fix).toBe('use one of: bearerAuth');
+    const basic = { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'basic' } } } };
+    expect(configError(() => compileAcl({ openapi: api(itemPath, basic), acl: {}, scheme: 'bearerAuth' })).problem).toContain('not type: http with scheme: bearer');
+    const opaque = { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'opaque' } } } };
+    expect(configError(() => compileAcl({ openapi: api(itemPath, opaque), acl: {} })).path).toBe('$.components.securitySchemes.bearerAuth.bearerFormat');
+  });
+
+  test('not OpenAPI 3.0 or 3.1', () => {
+    const error = configError(() => compileAcl({ openapi: { ...api(itemPath), openapi: '2.0' }, acl: {} }));
+    expect(error.path).toBe('$.openapi');
+  });
+
+  test('a path template parameter without a definition', () => {
+    const error = configError(() => compileAcl({ openapi: api({ '/items/{id}': { get: {} } }), acl: {} }));
+    expect(error.path).toBe('$.paths["/items/{id}"].get.parameters');
+    expect(error.problem).toContain('{id} has no definition');
+  });
+
+  test('a path parameter that is not in the template', () => {
+    const error = configError(() => compileAcl({ openapi: api({ '/items': { get: { parameters: [{ name: 'id', in: 'path', required: true }] } } }), acl: {} }));
+    expect(error.problem).toContain('path parameter id is not in the path /items');
+  });
+
+  test('a style not allowed for the parameter location', () => {
+    const error = configError(() => compileAcl({ openapi: api({ '/items/{id}': { get: { parameters: [{ name: 'id', in: 'path', style: 'form' }] } } }), acl: {} }));
+    expect(error.path).toBe('$.paths["/items/{id}"].get.parameters[0].style');
+  });
+
+  test('a parameter with an unknown location', () => {
+    const error = configError(() => compileAcl({ openapi: api({ '/items': { get: { parameters: [{ name: 'id', in: 'body' }] } } }), acl: {} }));
+    expect(error.path).toBe('$.paths["/items"].get.parameters[0].in');
+  });
+
+  test('an empty x-acl-binding', () => {
+    const error = configError(() => compileAcl({ openapi: api({ '/items': { get: { parameters: [{ name: 'id', in: 'query', 'x-acl-binding': '' }] } } }), acl: {} }));
+    expect(error.path).toBe('$.paths["/items"].get.parameters[0]["x-acl-binding"]');
+  });
+
+  test('a guarded OPTIONS operation has no action', () => {
+    const error = configError(() => compileAcl({ openapi: api({ '/a': { options: {} } }), acl: {} }));
+    expect(error.problem).toBe('OPTIONS has no ACL action');
+  });
+});
