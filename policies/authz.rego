@@ -58,22 +58,15 @@ attributes := ["*"] if {
 	operation.secured == false
 }
 
+# The attributes of the grants of the deciding possession. An `any` grant always decides when there
+# is one (`any` implies `own`), so callers allowed through `own` see only what `own` grants.
 attributes := sort({attribute |
 	some grant in grants
-	grant.possession == "any"
+	grant.possession == possession
 	some attribute in grant.attributes
 }) if {
 	allow
-	possession == "any"
-}
-
-# `any` implies `own`: a caller allowed through ownership also gets what `any` grants would show.
-attributes := sort({attribute |
-	some grant in grants
-	some attribute in grant.attributes
-}) if {
-	allow
-	possession == "own"
+	operation.secured == true
 }
 
 role := min({grant.role | some grant in grants; grant.possession == possession})
