@@ -1,0 +1,128 @@
+import type { ParamSpec, SchemaType } from './data-document';
+
+/**
+ * Ownership compares canonical strings: both the request value and the claim are read under the
+ * parameter's OpenAPI style, explode and schema type, then printed one way (`002` -> `2`).
+ */
+
+/** Canonical elements of a request value; null marks an element invalid for its type (never owned). [] when absent. */
+export function serializeRequestValue(param: ParamSpec, raw: string | readonly string[] | undefined): (string | null)[] {
+  if (raw === undefined) return [];
+  const values = typeof raw === 'string' ? [raw] : [...raw];
+  if (values.length === 0) return [];
+  if (param.type === 'object' || param.style === 'deepObject') return [null];
+
+  const elements = param.type === 'array' ? splitArray(param, values) : readScalar(param, values);
+  const itemType = param.type === 'array' ? param.items : param.type;
+  return elements.map((element) => (element === null ? null : canonical(itemType, element)));
+}
+
+/** Canonical values of a claim (one value or a list) under the parameter's type; unreadable values are dropped. */
+export function serializeClaimValue(param: ParamSpec, claim: unknown): string[] {
+  const itemType = param.type === 'array' ? param.items : param.type;
+  const values = Array.isArray(claim) ? claim : [claim];
+  const result = new Set<string>();
+  for (const value of values) {
+    const text = claimText(value, itemType);
+    const normalized = text === null ? null : canonical(itemType, text);
+    if (normalized !== null) result.add(normalized);
+  }
+  return [...result];
+}
+
+function claimText(value: unknown, type: SchemaType | null): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? numberText(value) : null;
+  if (typeof value === 'boolean') return type === 'boolean' || type === 'string' || type === 'unknown' || type === null ? String(value) : null;
+  return null;
+}
+
+/** Integers beyond 2^53 print in exponent form; write them out so BigInt can read them. */
+function numberText(value: number): string {
+  return Number.isInteger(value) ? BigInt(value).toString() : String(value);
+}
+
+/** A scalar is one element: the whole value after its style's prefix. */
+function readScalar(param: ParamSpec, values: string[]): (string | null)[] {
+  if (values.length !== 1) return [null];
+  const value = values[0]!;
+  switch (param.style) {
+    case 'label':
+      return [value.startsWith('.') ? value.slice(1) : null];
+    case 'matrix':
+      return [stripMatrix(value, param.name)];
+    default:
+      return [value];
+  }
+}
+
+function splitArray(param: ParamSpec, values: string[]): (string | null)[] {
+  switch (param.style) {
+    case 'simple':
+      return values.length === 1 ? splitList(values[0]!, ',') : [null];
+    case 'label':
+      return values.length === 1 ? splitLabel(values[0]!, param.explode) : [null];
+    case 'matrix':
+      return values.length === 1 ? splitMatrix(values[0]!, param.name, param.explode) : [null];
+    case 'form':
+      // explode: one value per repetition (?id=3&id=4); otherwise one comma-separated value.
+      return param.explode ? values : values.length === 1 ? splitList(values[0]!, ',') : [null];
+    case 'spaceDelimited':
+      return values.length === 1 ? splitList(values[0]!, ' ') : [null];
+    case 'pipeDelimited':
+      return values.length === 1 ? splitList(values[0]!, '|') : [null];
+    default:
+      return [null];
+  }
+}
+
+function splitList(value: string, separator: string): string[] {
+  return value === '' ? [] : value.split(separator);
+}
+
+/** `.3,4` (explode false) or `.3.4` (explode true). */
+function splitLabel(value: string, explode: boolean): (string | null)[] {
+  if (!value.startsWith('.')) return [null];
+  return splitList(value.slice(1), explode ? '.' : ',');
+}
+
+/** `;id=3,4` (explode false) or `;id=3;id=4` (explode true). */
+function splitMatrix(value: string, name: string, explode: boolean): (string | null)[] {
+  if (!explode) {
+    const inner = stripMatrix(value, name);
+    return inner === null ? [null] : splitList(inner, ',');
+  }
+  if (!value.startsWith(';')) return [null];
+  return value
+    .slice(1)
+    .split(';')
+    .map((part) => stripMatrix(`;${part}`, name));
+}
+
+/** `;id=3` -> `3`; a prefix naming another parameter reads as invalid. */
+function stripMatrix(value: string, name: string): string | null {
+  const prefix = `;${name}=`;
+  return value.startsWith(prefix) ? value.slice(prefix.length) : null;
+}
+
+const INTEGER = /^[+-]?\d+$/;
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+function canonical(type: SchemaType | null, value: string): string | null {
+  switch (type) {
+    case 'integer':
+      return INTEGER.test(value) ? BigInt(value).toString() : null;
+    case 'number': {
+      if (!NUMBER.test(value)) return null;
+      const parsed = Number(value);
+      return Number.isFinite(parsed) ? numberText(parsed) : null;
+    }
+    case 'boolean':
+      return value === 'true' || value === 'false' ? value : null;
+    case 'array':
+    case 'object':
+      return null;
+    default:
+      return value;
+  }
+}
