@@ -63,11 +63,11 @@ async function main() {
   const evaluator = await Evaluator.create(data);
   const app = express();
   app.use(BASE, guard(evaluator), routes());
-  app.listen(PORT, HOST, async () => {
+  const server = app.listen(PORT, HOST, async () => {
     const sign = (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuer(ISSUER).setIssuedAt().setExpirationTime('12h').sign(SECRET);
     const user = await sign({ sub: 'u1', role: 'user', userId: [1, 3, 5], accounts: ['acc-1'] });
     const admin = await sign({ sub: 'a1', role: 'admin', userId: 2 });
-    const url = `http://${HOST}:${PORT}${BASE}`;
+    const url = `http://${HOST}:${server.address().port}${BASE}`;
     console.log(`svcgate example API on ${url} (data revision ${data.revision})\n`);
     console.log('# a user who owns users 1, 3 and 5 (200), but not 2 (403):');
     console.log(`curl -i -H 'Authorization: Bearer ${user}' ${url}/users/3`);
