@@ -38,8 +38,15 @@ function parseJson(text: string, file: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ConfigError(file, '$', `invalid JSON: ${(error as Error).message}`, 'correct the JSON syntax at that position');
+    const message = (error as Error).message;
+    const position = /at position (\d+)/.exec(message)?.[1];
+    throw new ConfigError(file, '$', `invalid JSON${position === undefined ? '' : lineAndColumn(text, Number(position))}: ${message}`, 'correct the JSON syntax there');
   }
+}
+
+function lineAndColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset).split('\n');
+  return ` at line ${before.length}, column ${before.at(-1)!.length + 1}`;
 }
 
 /** The default js-yaml schema builds no functions or classes, and duplicate keys are errors. */
@@ -47,11 +54,14 @@ function parseYaml(text: string, file: string): unknown {
   try {
     return load(text, { filename: file });
   } catch (error) {
-    const mark = (error as { mark?: { line: number; column: number } }).mark;
-    const where = mark ? ` at line ${mark.line + 1}, column ${mark.column + 1}` : '';
     const reason = (error as { reason?: string }).reason ?? (error as Error).message;
-    throw new ConfigError(file, '$', `invalid YAML${where}: ${reason}`, 'correct the YAML syntax there');
+    throw new ConfigError(file, '$', `invalid YAML${markOf(error)}: ${reason}`, 'correct the YAML syntax there');
   }
+}
+
+function markOf(error: unknown): string {
+  const mark = (error as { mark?: { line: number; column: number } }).mark;
+  return mark ? ` at line ${mark.line + 1}, column ${mark.column + 1}` : '';
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
