@@ -3,7 +3,7 @@
 # the TypeScript build.
 SHELL := /bin/bash
 
-.PHONY: build run test test-policy test-js bench opa clean
+.PHONY: build run test test-policy bench lint opa clean
 
 build: node_modules/.package-lock.json opa dist/policy.wasm dist/cjs/index.js
 
@@ -27,6 +27,10 @@ test: build
 
 test-policy: opa
 	bash scripts/test-policy.sh
+
+lint: node_modules/.package-lock.json
+	bash scripts/lint-rego.sh
+	npx tsc -p tsconfig.json --noEmit
 
 bench: build
 	npm run --silent bench

@@ -20,16 +20,6 @@ decision := {
 
 default allow := false
 
-default attributes := []
-
-default role := null
-
-default possession := null
-
-reasons := [] if allow
-
-reasons := sort(deny_reasons) if not allow
-
 # Operations that do not require the bearer scheme are not guarded; the adapters skip them, and the
 # policy agrees so that `svcgate explain` and `opa eval` tell the same story.
 allow if {
@@ -53,23 +43,31 @@ allow if {
 	}
 }
 
+default attributes := []
+
 attributes := ["*"] if {
 	allow
 	operation.secured == false
 }
 
-# The attributes of the grants of the deciding possession. An `any` grant always decides when there
-# is one (`any` implies `own`), so callers allowed through `own` see only what `own` grants.
-attributes := sort({attribute |
-	some grant in grants
-	grant.possession == possession
-	some attribute in grant.attributes
-}) if {
+attributes := sort(granted_attributes) if {
 	allow
 	operation.secured == true
 }
 
+# The attributes of the grants of the deciding possession. An `any` grant always decides when there
+# is one (`any` implies `own`), so callers allowed through `own` see only what `own` grants.
+granted_attributes contains attribute if {
+	some grant in grants
+	grant.possession == possession
+	some attribute in grant.attributes
+}
+
+default role := null
+
 role := min({grant.role | some grant in grants; grant.possession == possession})
+
+default possession := null
 
 possession := "any" if "any" in granted_possessions
 
@@ -78,7 +76,7 @@ possession := "own" if {
 	"own" in granted_possessions
 }
 
-granted_possessions := {grant.possession | some grant in grants}
+granted_possessions contains grant.possession if some grant in grants
 
 operation := data.svcgate.acl.operations[input.operation]
 
@@ -180,8 +178,13 @@ boolean_object(value) if {
 	}
 }
 
+reasons := [] if allow
+
+reasons := sort(deny_reasons) if not allow
+
 # METADATA
 # description: Why a request was denied; empty when it was allowed.
+# scope: document
 deny_reasons contains message if some message in input_errors
 
 deny_reasons contains "the data document is missing: load data.svcgate.acl" if not data.svcgate.acl.operations
@@ -204,18 +207,27 @@ deny_reasons contains concat("", ["role ", name, " is not declared in the ACL"])
 	not default_anonymous(name)
 }
 
-deny_reasons contains concat("", ["no role of the caller is granted ", operation.action, " on ", operation.resource]) if {
+deny_reasons contains concat("", [
+	"no role of the caller is granted ", operation.action,
+	" on ", operation.resource,
+]) if {
 	operation.secured == true
 	subject_roles
 	count(grants) == 0
 }
 
-deny_reasons contains concat("", [operation.action, ":own has nothing to own on ", input.operation, ": only ", operation.action, ":any can allow it"]) if {
+deny_reasons contains concat("", [
+	operation.action, ":own has nothing to own on ", input.operation,
+	": only ", operation.action, ":any can allow it",
+]) if {
 	possession == "own"
 	count(owned_keys) == 0
 }
 
-deny_reasons contains concat("", [operation.action, ":own needs ownership of ", parameter.in, " parameter ", parameter.name]) if {
+deny_reasons contains concat("", [
+	operation.action, ":own needs ownership of ",
+	parameter.in, " parameter ", parameter.name,
+]) if {
 	possession == "own"
 	some key in owned_keys
 	not owns(key)
