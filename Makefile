@@ -5,7 +5,7 @@ SHELL := /bin/bash
 
 .PHONY: build run test test-policy bench lint opa clean
 
-build: node_modules/.package-lock.json opa dist/policy.wasm dist/cjs/index.js
+build: node_modules/.package-lock.json opa dist/cjs/index.js dist/policy.wasm
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -13,7 +13,7 @@ node_modules/.package-lock.json: package.json package-lock.json
 opa:
 	@bash scripts/install-opa.sh >/dev/null
 
-dist/policy.wasm: policies/authz.rego policies/capabilities.json scripts/build-policy.sh | opa
+dist/policy.wasm: policies/authz.rego policies/capabilities.json scripts/build-policy.sh examples/users-api/openapi.yaml examples/users-api/permissions.yaml dist/cjs/index.js | opa
 	npm run --silent policies:build
 
 dist/cjs/index.js: $(shell find src -name '*.ts') tsconfig.json tsconfig.build.json scripts/write-esm-entries.cjs node_modules/.package-lock.json

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compiles policies/authz.rego to dist/policy.wasm. The capabilities file admits only builtins the
+# Compiles policies/authz.rego to dist/policy.wasm, then writes the example data document. The capabilities file admits only builtins the
 # Wasm compiler implements natively, so the module never calls back into JavaScript for a builtin.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,3 +15,8 @@ trap 'rm -rf "$out"' EXIT
 mkdir -p dist
 tar -xzPOf "$out/bundle.tar.gz" /policy.wasm >dist/policy.wasm
 echo "policies:build: dist/policy.wasm ($(wc -c <dist/policy.wasm) bytes)"
+
+# The example's data document, for reading and for `opa eval` (README, "Auditing with OPA").
+cli=dist/cjs/cli/main.js
+[ -f "$cli" ] || { echo "policies:build: $cli is missing; run 'npm run build:ts' first" >&2; exit 1; }
+node "$cli" build --openapi examples/users-api/openapi.yaml --acl examples/users-api/permissions.yaml --out build/example
