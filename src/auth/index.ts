@@ -1,3 +1,9 @@
-// Library A (bearerJwt, BearerJWT, bearerJwtAcl) is built in issue #3; the entry point exists so that
-// the package layout and its subpath exports are fixed from the start.
-export {};
+export { bearerJwt, type BearerJwtHandler } from './bearer-jwt';
+export type { BearerJwtConfig } from './bearer-jwt-config';
+export { BearerJWT, OASBearerJWT, type OasAcl } from './oas-bearer-jwt';
+export { bearerJwtAcl, type BearerJwtAclOptions, type RequestAuth } from './express-acl';
+export { jwtErrorHandler } from './jwt-error-handler';
+export { filterAttributes } from './filter-attributes';
+export { SecurityError, JsonWebTokenError, AuthError } from './errors';
+export type { AclOptions } from './acl-options';
+export type { DecisionLog, DecisionLogEvent } from './decision-log';

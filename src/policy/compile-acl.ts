@@ -20,6 +20,11 @@ export interface CompileAclOptions {
  * Throws ConfigError, naming the file, the JSON path and the fix, on any invalid input.
  */
 export function compileAcl(options: CompileAclOptions): DataDocument {
+  return compileApi(options).data;
+}
+
+/** compileAcl, also giving the $ref-resolved OpenAPI document (adapters read its servers). */
+export function compileApi(options: CompileAclOptions): { data: DataDocument; document: Record<string, unknown> } {
   const api = loadDocument(options.openapi, 'OpenAPI document');
   const doc = resolveRefs(api) as Record<string, unknown>;
   const scheme = findBearerScheme(doc, api.file, options.scheme);
@@ -30,5 +35,6 @@ export function compileAcl(options: CompileAclOptions): DataDocument {
   const roles = readRoles(acl.value, acl.file, resources);
 
   const content = { schema_version: DATA_SCHEMA_VERSION, scheme, anonymous_default: !('anonymous' in roles), roles, operations };
-  return { ...content, revision: createHash('sha256').update(JSON.stringify(content)).digest('hex').slice(0, 16) };
+  const data = { ...content, revision: createHash('sha256').update(JSON.stringify(content)).digest('hex').slice(0, 16) };
+  return { data, document: doc };
 }

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { loadPolicy, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
+import { loadPolicy, loadPolicySync, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
 import type { DataDocument, Possession } from './data-document';
 import { policyWasmPath } from './policy-wasm-path';
 
@@ -31,15 +32,16 @@ export interface Decision {
 
 const ENTRYPOINT = 'svcgate/authz/decision';
 
-let policyBytes: Buffer | undefined;
+let shipped: { bytes: Buffer; revision: string } | undefined;
 
 /** Read once per process; a missing file is a start-up error that says how to build it. */
-function readPolicy(): Buffer {
-  if (policyBytes) return policyBytes;
+function readPolicy(): { bytes: Buffer; revision: string } {
+  if (shipped) return shipped;
   const file = policyWasmPath();
   if (!existsSync(file)) throw new Error(`svcgate: ${file} is missing; build it with 'npm run policies:build'`);
-  policyBytes = readFileSync(file);
-  return policyBytes;
+  const bytes = readFileSync(file);
+  shipped = { bytes, revision: createHash('sha256').update(bytes).digest('hex').slice(0, 16) };
+  return shipped;
 }
 
 export function denied(reason: string): Decision {
@@ -57,7 +59,17 @@ export class Evaluator {
   ) {}
 
   static async create(data: DataDocument): Promise<Evaluator> {
-    return new Evaluator(await instantiate(data), data);
+    return new Evaluator(withData(await loadPolicy(readPolicy().bytes, MEMORY), data), data);
+  }
+
+  /** For adapters that are created synchronously and must fail at start-up, not on a request. */
+  static createSync(data: DataDocument): Evaluator {
+    return new Evaluator(withData(loadPolicySync(readPolicy().bytes, MEMORY), data), data);
+  }
+
+  /** A hash of policy.wasm, so decision logs say which policy decided. */
+  get policyRevision(): string {
+    return readPolicy().revision;
   }
 
   get data(): DataDocument {
@@ -81,16 +93,17 @@ export class Evaluator {
 
   /** Loads new data into a fresh instance, then swaps; evaluations in between use the old data. */
   async setData(data: DataDocument): Promise<void> {
-    const next = await instantiate(data);
+    const next = withData(await loadPolicy(readPolicy().bytes, MEMORY), data);
     this.policy = next;
     this.current = data;
   }
 }
 
-async function instantiate(data: DataDocument): Promise<LoadedPolicy> {
-  const policy = await loadPolicy(readPolicy(), { initial: 8 });
-  policy.setData({ svcgate: { acl: data } });
-  return policy;
+const MEMORY = { initial: 8 };
+
+function withData(loaded: LoadedPolicy, data: DataDocument): LoadedPolicy {
+  loaded.setData({ svcgate: { acl: data } });
+  return loaded;
 }
 
 /** Accepts only a result of exactly the documented shape; anything else is a deny. */

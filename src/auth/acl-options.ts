@@ -1,0 +1,19 @@
+import { z } from 'zod';
+import type { CheckOwnership } from '../policy/decide';
+import type { DecisionLog } from './decision-log';
+
+const fn = <T>(what: string) => z.custom<T>((value) => typeof value === 'function', { error: `${what} must be a function` });
+
+/** The options every adapter shares, validated where the adapter is created. */
+export const aclOptionsShape = {
+  roleBinding: z.string().min(1, { error: 'roleBinding must name a claim' }).optional(),
+  checkOwnership: fn<CheckOwnership>('checkOwnership').optional(),
+  decisionLog: fn<DecisionLog>('decisionLog').optional(),
+};
+
+export interface AclOptions {
+  /** The claim that carries the role(s); default `role`, which is also the fallback. */
+  roleBinding?: string;
+  checkOwnership?: CheckOwnership;
+  decisionLog?: DecisionLog;
+}

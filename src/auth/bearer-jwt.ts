@@ -1,0 +1,44 @@
+import { jwtVerify, type JWTVerifyGetKey } from 'jose';
+import type { VerifiedPayload } from '../policy/build-input';
+import { readBearerJwtConfig, type BearerJwtConfig } from './bearer-jwt-config';
+import { JsonWebTokenError, SecurityError } from './errors';
+
+/** Takes the raw Authorization header value; resolves to the verified payload. */
+export type BearerJwtHandler = (authorization: unknown) => Promise<VerifiedPayload>;
+
+/** RFC 6750: the scheme, case-insensitive, one or more spaces, and one b64token. */
+const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+
+/**
+ * The bearer-JWT security handler. Everything about the configuration is checked and the key
+ * imported here, once; a request only parses the header and verifies the token.
+ */
+export function bearerJwt(config: BearerJwtConfig): BearerJwtHandler {
+  const { key, options, maxHeaderBytes } = readBearerJwtConfig(config);
+  const verify = (token: string) => (typeof key === 'function' ? jwtVerify(token, key as JWTVerifyGetKey, options) : jwtVerify(token, key, options));
+
+  return async (authorization) => {
+    const token = bearerToken(authorization, maxHeaderBytes);
+    try {
+      return (await verify(token)).payload as VerifiedPayload;
+    } catch (error) {
+      throw toJsonWebTokenError(error);
+    }
+  };
+}
+
+function bearerToken(authorization: unknown, maxHeaderBytes: number): string {
+  if (typeof authorization !== 'string') throw new SecurityError('no Authorization header');
+  // Checked before any parsing, so an oversized header costs nothing more than this comparison.
+  if (authorization.length > maxHeaderBytes) throw new SecurityError(`the Authorization header is longer than ${maxHeaderBytes} bytes`);
+  const token = BEARER.exec(authorization)?.[1];
+  if (token === undefined) throw new SecurityError('the Authorization header is not "Bearer <token>"');
+  return token;
+}
+
+/** Whatever jose throws (its JOSEErrors, but also TypeErrors on odd input) becomes one error class. */
+function toJsonWebTokenError(error: unknown): JsonWebTokenError {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return new JsonWebTokenError(typeof code === 'string' && code.startsWith('ERR_J') ? code : 'ERR_JWT_INVALID', message);
+}

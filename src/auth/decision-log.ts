@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import type { DecisionResult } from '../policy/decide';
+import type { Evaluator } from '../policy/evaluator';
+
+/** One decision, as sent to `decisionLog`. It never holds the token. */
+export interface DecisionLogEvent {
+  decision_id: string;
+  timestamp: string;
+  /** `<METHOD> <path>` of the operation. */
+  operation: string;
+  /** The caller's roles as the token gave them; `["anonymous"]` without a verified token. */
+  roles: unknown;
+  result: 'allow' | 'deny';
+  reasons: string[];
+  role: string | null;
+  possession: string | null;
+  policy_revision: string;
+  data_revision: string;
+  evaluation_ms: number;
+}
+
+export type DecisionLog = (event: DecisionLogEvent) => void;
+
+/** A throwing logger must not change the answer, so its errors are reported and dropped. */
+export function logDecision(log: DecisionLog | undefined, evaluator: Evaluator, result: DecisionResult, startedAt: number): void {
+  if (!log) return;
+  const { decision, input } = result;
+  const event: DecisionLogEvent = {
+    decision_id: randomUUID(),
+    timestamp: new Date().toISOString(),
+    operation: input.operation,
+    roles: 'role' in input ? input.role : ['anonymous'],
+    result: decision.allow ? 'allow' : 'deny',
+    reasons: decision.reasons,
+    role: decision.role,
+    possession: decision.possession,
+    policy_revision: evaluator.policyRevision,
+    data_revision: evaluator.revision,
+    evaluation_ms: performance.now() - startedAt,
+  };
+  try {
+    log(event);
+  } catch (error) {
+    process.emitWarning(`decisionLog threw: ${error instanceof Error ? error.message : String(error)}`, { code: 'SVCGATE_DECISION_LOG' });
+  }
+}

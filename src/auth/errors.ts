@@ -1,0 +1,37 @@
+import type { Decision } from '../policy/evaluator';
+
+/**
+ * The Authorization header is not `Bearer <token>`. The host answers 401; @oas-tools/core does so
+ * by the error's name.
+ */
+export class SecurityError extends Error {
+  readonly code = 'ERR_SVCGATE_BEARER_FORMAT';
+  override readonly name = 'SecurityError';
+}
+
+/**
+ * The token failed verification, for whatever reason (signature, algorithm, expiry, issuer,
+ * malformed JWT...). One class so that one handler covers them all; `code` tells them apart.
+ */
+export class JsonWebTokenError extends Error {
+  override readonly name = 'JsonWebTokenError';
+
+  constructor(
+    /** jose's stable code when it gave one (`ERR_JWT_EXPIRED`, `ERR_JWS_SIGNATURE_VERIFICATION_FAILED`...), else `ERR_JWT_INVALID`. */
+    readonly code: string,
+    /** What was wrong, for logs; the response says only that the token is invalid. */
+    readonly reason: string,
+  ) {
+    super(`invalid token: ${reason}`);
+  }
+}
+
+/** The policy denied the request. The host answers 403. */
+export class AuthError extends Error {
+  readonly code = 'ERR_SVCGATE_FORBIDDEN';
+  override readonly name = 'AuthError';
+
+  constructor(readonly decision: Decision) {
+    super(decision.reasons.join('; ') || 'forbidden');
+  }
+}

@@ -1,0 +1,110 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import type { VerifiedPayload } from '../policy/build-input';
+import { compileApi } from '../policy/compile-acl';
+import { ConfigError } from '../policy/config-error';
+import type { Decision } from '../policy/evaluator';
+import { Evaluator } from '../policy/evaluator';
+import { createOperationMatcher, type OperationMatch } from '../policy/match-operation';
+import { parseWith } from '../policy/parse-with';
+import { aclOptionsShape, type AclOptions } from './acl-options';
+import { authorize } from './authorize';
+import type { BearerJwtHandler } from './bearer-jwt';
+import { filterAttributes } from './filter-attributes';
+import { serverPrefixes } from './server-prefixes';
+
+export interface BearerJwtAclOptions extends AclOptions {
+  /** The OpenAPI document: an object, or a path to a JSON or YAML file. */
+  openapi: unknown;
+  /** The verifier, from bearerJwt(config). */
+  handler: BearerJwtHandler;
+  /** `{ <schemeName>: declaration }`: one bearer scheme, its permission declaration (object or file). */
+  acl: Record<string, unknown>;
+  /** Requests that match no operation of the document: 404 (the default) or passed on with next(). */
+  unknownOperations?: 'deny' | 'pass';
+}
+
+/** What an allowed request carries on to the route handler. */
+export interface RequestAuth {
+  /** The verified JWT payload; undefined for anonymous callers and unguarded operations. */
+  payload: VerifiedPayload | undefined;
+  decision: Decision;
+  /** Strips from `data` every attribute the decision did not grant. */
+  filter: <T>(data: T) => T;
+}
+
+type Request = IncomingMessage & { originalUrl?: string; auth?: RequestAuth };
+type Response = ServerResponse;
+
+const optionsSchema = z
+  .object({
+    openapi: z.unknown(),
+    handler: z.custom<BearerJwtHandler>((value) => typeof value === 'function', { error: 'handler must be the function bearerJwt(config) returns' }),
+    acl: z.record(z.string(), z.unknown()).refine((acl) => Object.keys(acl).length === 1, { error: 'acl must name exactly one security scheme: { <schemeName>: <declaration> }' }),
+    unknownOperations: z.enum(['deny', 'pass']).default('deny'),
+    ...aclOptionsShape,
+  })
+  .strict();
+
+/**
+ * Express middleware (4 and 5) that guards the operations of an OpenAPI document: it matches the
+ * request to its operation, verifies the bearer token, asks the policy, and answers 401 or 403 as
+ * JSON, or calls next() with `req.auth` set.
+ */
+export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: Response, next: (error?: unknown) => void) => Promise<void> {
+  const config = parseWith(optionsSchema, options, '<bearerJwtAcl options>', [], 'see bearerJwtAcl in the README');
+  const [[scheme, declaration]] = Object.entries(config.acl) as [[string, unknown]];
+  const { data, document } = compileApi({ openapi: config.openapi, acl: declaration, scheme });
+  if (Object.values(data.operations).every((operation) => !operation.secured)) {
+    throw new ConfigError('<bearerJwtAcl options>', '$.acl', `no operation of the document requires the scheme ${scheme}`, 'add security: [{ <scheme>: [] }] to the document or its operations');
+  }
+  const evaluator = Evaluator.createSync(data);
+  const match = createOperationMatcher(data.operations);
+  const prefixes = serverPrefixes(document.servers);
+  const aclOptions: AclOptions = { roleBinding: config.roleBinding, checkOwnership: config.checkOwnership, decisionLog: config.decisionLog };
+
+  const find = (req: Request): OperationMatch | undefined => {
+    const pathname = new URL(req.originalUrl ?? req.url ?? '/', 'http://localhost').pathname;
+    for (const prefix of prefixes) {
+      if (pathname !== prefix && !pathname.startsWith(`${prefix}/`)) continue;
+      const found = match(req.method ?? 'GET', pathname.slice(prefix.length) || '/');
+      if (found) return found;
+    }
+    return undefined;
+  };
+
+  return async (req, res, next) => {
+    const found = find(req);
+    if (!found) {
+      if (config.unknownOperations === 'pass') return next();
+      return answer(res, 404, 'NotFound', `no operation of the API matches ${req.method} ${new URL(req.originalUrl ?? req.url ?? '/', 'http://localhost').pathname}`);
+    }
+    const header = req.headers.authorization;
+    let payload: VerifiedPayload | undefined;
+    if (found.operation.secured && header !== undefined) {
+      try {
+        payload = await config.handler(header);
+      } catch {
+        res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
+        return answer(res, 401, 'Unauthorized', 'the bearer token is invalid');
+      }
+    }
+    const { decision } = await authorize(evaluator, found, req, payload, aclOptions);
+    if (!decision.allow) {
+      // RFC 6750, 3.1: a request without credentials gets the bare challenge, no error code.
+      if (header === undefined) {
+        res.setHeader('WWW-Authenticate', 'Bearer');
+        return answer(res, 401, 'Unauthorized', 'this operation needs a bearer token');
+      }
+      return answer(res, 403, 'Forbidden', decision.reasons.join('; '));
+    }
+    req.auth = { payload, decision, filter: (value) => filterAttributes(value, decision.attributes) };
+    next();
+  };
+}
+
+function answer(res: Response, status: number, error: string, message: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify({ error, message }));
+}

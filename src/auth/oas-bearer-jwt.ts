@@ -1,0 +1,165 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import type { VerifiedPayload } from '../policy/build-input';
+import { compileAcl } from '../policy/compile-acl';
+import { ConfigError } from '../policy/config-error';
+import { operationKey, type DataDocument } from '../policy/data-document';
+import { denied, Evaluator, type Decision } from '../policy/evaluator';
+import { parseWith } from '../policy/parse-with';
+import { aclOptionsShape, type AclOptions } from './acl-options';
+import { authorize } from './authorize';
+import { AuthError } from './errors';
+import { filterAttributes } from './filter-attributes';
+import { serverPrefixes } from './server-prefixes';
+
+type Request = IncomingMessage & { params?: Record<string, string>; originalUrl?: string };
+type Response = ServerResponse & { locals: { oas?: { security?: Record<string, unknown>; acl?: OasAcl } } };
+type Next = (error?: unknown) => void;
+type Handler = (req: Request, res: Response, next: Next) => void;
+type ErrorHandler = (error: unknown, req: Request, res: Response, next: Next) => void;
+/** The part of an Express app that @oas-tools/core hands to `register`. */
+type App = Record<string, (path: string, handler: Handler) => unknown> & { use: (path: string, handler: ErrorHandler) => unknown };
+
+/** What the controller finds in `res.locals.oas.acl` on an allowed request. */
+export interface OasAcl {
+  attributes: string[];
+  role: string | null;
+  possession: Decision['possession'];
+  decision: Decision;
+  filter: <T>(data: T) => T;
+}
+
+interface Guard {
+  scheme: string;
+  data: DataDocument;
+  evaluator: Evaluator;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+const FILE = '<BearerJWT config>';
+
+const configSchema = z
+  .object({
+    acl: z.record(z.string(), z.unknown(), { error: 'acl must map scheme names to permission declarations' }).optional(),
+    ...aclOptionsShape,
+  })
+  .passthrough();
+
+/**
+ * The access-control middleware for @oas-tools/core 3.x: `use(BearerJWT, config, 2)`. It reads
+ * the ACL, compiles it at start-up (a bad one stops the start) and decides every request to an
+ * operation guarded by a bearer scheme, from the payload the security handler verified.
+ */
+export class BearerJWT {
+  private constructor(
+    private readonly guards: Guard[],
+    private readonly options: AclOptions,
+    private readonly oasFile: Record<string, unknown>,
+  ) {}
+
+  /** Called by @oas-tools/core with the dereferenced document (paths in Express form) and the `use` config. */
+  static async initialize(oasFile: Record<string, unknown>, config: unknown): Promise<BearerJWT> {
+    const options = parseWith(configSchema, config ?? {}, FILE, [], 'pass { acl: { <scheme>: <declaration or file> }, roleBinding, checkOwnership }');
+    const openapi = { ...oasFile, paths: templatePaths(oasFile.paths) };
+    const schemes = (oasFile.components as { securitySchemes?: Record<string, { 'x-acl-config'?: unknown }> } | undefined)?.securitySchemes ?? {};
+
+    const guards: Guard[] = [];
+    let roleBinding = options.roleBinding;
+    for (const [scheme, definition] of Object.entries(schemes)) {
+      const inDocument = readDocumentConfig(definition['x-acl-config'], scheme);
+      const declaration = options.acl?.[scheme] ?? inDocument.acl?.[scheme];
+      if (declaration === undefined) continue;
+      roleBinding ??= inDocument.roleBinding;
+      const data = compileAcl({ openapi, acl: declaration, scheme });
+      guards.push({ scheme, data, evaluator: await Evaluator.create(data) });
+    }
+    const unknown = Object.keys(options.acl ?? {}).filter((scheme) => !(scheme in schemes));
+    if (unknown.length > 0) throw new ConfigError(FILE, `$.acl.${unknown[0]}`, `the document has no security scheme ${unknown[0]}`, `use one of: ${Object.keys(schemes).join(', ')}`);
+    if (guards.length === 0) {
+      throw new ConfigError(FILE, '$.acl', 'no permission declaration is given', 'pass acl: { <bearer scheme>: <declaration or file> } to use(), or x-acl-config in the security scheme');
+    }
+    return new BearerJWT(guards, { roleBinding, checkOwnership: options.checkOwnership, decisionLog: options.decisionLog }, oasFile);
+  }
+
+  /** Registered by @oas-tools/core once per path, like its own middleware: per method and server prefix. */
+  register(app: App, path: string): void {
+    const item = (this.oasFile.paths as Record<string, Record<string, { servers?: unknown }>>)[path] ?? {};
+    const template = path.replace(/:([^/]+)/g, '{$1}');
+    const decideRequest: Handler = (req, res, next) => void this.handle(template, req, res, next);
+    const addChallenge: ErrorHandler = (error, req, res, next) => this.challenge(error, req, res, next);
+    const challenged = new Set<string>();
+    for (const method of Object.keys(item).filter((key) => METHODS.includes(key))) {
+      const prefixes = serverPrefixes(item[method]?.servers ?? (item as { servers?: unknown }).servers ?? this.oasFile.servers);
+      for (const prefix of prefixes) {
+        const route = `${prefix}${path}`.replace(/\/\//g, '/') || '/';
+        app[method]!(route, decideRequest);
+        // Express routes never see errors raised before them, so the challenge is an app-level error layer.
+        if (!challenged.has(route)) app.use(route, addChallenge);
+        challenged.add(route);
+      }
+    }
+  }
+
+  private async handle(template: string, req: Request, res: Response, next: Next): Promise<void> {
+    // @oas-tools/core 3.1.0 calls next() again after its security step has sent a 401.
+    if (res.headersSent) return;
+    try {
+      for (const guard of this.guards) {
+        const key = findKey(guard.data, req.method ?? 'GET', template);
+        const operation = key === undefined ? undefined : guard.data.operations[key];
+        if (!key || !operation?.secured) continue;
+        const payload = verifiedPayload(res, guard.scheme);
+        const { decision } =
+          payload === null
+            ? { decision: denied('the security handler gave no payload object') }
+            : await authorize(guard.evaluator, { key, operation, pathParams: req.params ?? {} }, req, payload, this.options);
+        if (!decision.allow) return next(new AuthError(decision));
+        res.locals.oas = { ...res.locals.oas, acl: toLocals(decision) };
+      }
+      next();
+    } catch (error) {
+      next(new AuthError(denied(`authorization failed: ${error instanceof Error ? error.message : String(error)}`)));
+    }
+  }
+
+  /** RFC 6750 challenge on the 401s of the security step, which @oas-tools/core sends without one. */
+  private challenge(error: unknown, req: Request, res: Response, next: Next): void {
+    const name = (error as { name?: unknown } | null)?.name;
+    if (!res.headersSent && (name === 'SecurityError' || name === 'JsonWebTokenError')) {
+      res.setHeader('WWW-Authenticate', req.headers.authorization === undefined ? 'Bearer' : 'Bearer error="invalid_token"');
+    }
+    next(error);
+  }
+}
+
+/** OpenAPI templates back from the Express form @oas-tools/core hands over (`/users/:id`). */
+function templatePaths(paths: unknown): Record<string, unknown> {
+  return Object.fromEntries(Object.entries((paths ?? {}) as Record<string, unknown>).map(([path, item]) => [path.replace(/:([^/]+)/g, '{$1}'), item]));
+}
+
+function findKey(data: DataDocument, method: string, template: string): string | undefined {
+  const key = operationKey(method, template);
+  if (data.operations[key]) return key;
+  // Express answers HEAD with the GET route.
+  return method.toUpperCase() === 'HEAD' && data.operations[operationKey('GET', template)] ? operationKey('GET', template) : undefined;
+}
+
+/** undefined: no verified payload (anonymous); null: something that is not a payload (deny). */
+function verifiedPayload(res: Response, scheme: string): VerifiedPayload | undefined | null {
+  const value = res.locals.oas?.security?.[scheme];
+  if (value === undefined) return undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as VerifiedPayload) : null;
+}
+
+function toLocals(decision: Decision): OasAcl {
+  return { attributes: decision.attributes, role: decision.role, possession: decision.possession, decision, filter: (data) => filterAttributes(data, decision.attributes) };
+}
+
+const documentConfigSchema = z.object({ acl: z.record(z.string(), z.unknown()).optional(), roleBinding: z.string().min(1).optional() }).strict();
+
+function readDocumentConfig(value: unknown, scheme: string): z.infer<typeof documentConfigSchema> {
+  if (value === undefined) return {};
+  return parseWith(documentConfigSchema, value, '<OpenAPI document>', ['components', 'securitySchemes', scheme, 'x-acl-config'], 'write x-acl-config: { acl: { <scheme>: <file or declaration> }, roleBinding: <claim> }');
+}
+
+export { BearerJWT as OASBearerJWT };

@@ -1,0 +1,44 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { RequestParts } from '../policy/build-input';
+
+/** What the adapters need of an Express request; kept structural so Express 4 and 5 both fit. */
+export interface HttpRequest {
+  originalUrl?: string;
+  url?: string;
+  headers: IncomingHttpHeaders;
+}
+
+/**
+ * The raw parts parameters are read from. The query string is parsed here rather than taken from
+ * `req.query`, because Express's parser turns `a[b]=1` into objects and the serialization rules
+ * need the values as they were sent.
+ */
+export function requestParts(req: HttpRequest, pathParams: Record<string, string>): RequestParts {
+  const url = req.originalUrl ?? req.url ?? '';
+  const queryStart = url.indexOf('?');
+  return {
+    pathParams,
+    query: new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1)),
+    headers: req.headers,
+    cookies: parseCookies(req.headers.cookie),
+  };
+}
+
+function parseCookies(header: string | undefined): Record<string, string> {
+  const cookies: Record<string, string> = {};
+  for (const pair of header?.split(';') ?? []) {
+    const index = pair.indexOf('=');
+    if (index === -1) continue;
+    const name = pair.slice(0, index).trim();
+    if (name !== '' && !Object.hasOwn(cookies, name)) cookies[name] = safeDecode(pair.slice(index + 1).trim());
+  }
+  return cookies;
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}

@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+const SERVER = join(__dirname, '../fixtures/oas-server.mjs');
+const ROOT = join(__dirname, '../..');
+
+export interface OasSetup {
+  openapi: string;
+  jwt: Record<string, unknown>;
+  /** The third argument of use(BearerJWT, ...); null: BearerJWT is not used. */
+  position: number | null;
+  acl?: Record<string, unknown>;
+  roleBinding?: string;
+  checkOwnership?: 'even' | 'throws' | 'yes';
+  securityDisabled?: boolean;
+  customHandler?: boolean;
+  requestValidation?: boolean;
+}
+
+export interface OasHost {
+  url: string;
+  /** Operation ids the controllers ran, and the decision log, in order. */
+  calls(): Promise<{ calls: string[]; events: Record<string, unknown>[] }>;
+  stop(): void;
+}
+
+/** Starts the real @oas-tools/core host in a child process, on 127.0.0.1 and a free port. */
+export function startOasHost(setup: OasSetup): Promise<OasHost> {
+  const child = spawn(process.execPath, [SERVER, JSON.stringify({ packageJSON: join(ROOT, 'package.json'), ...setup })], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const port = /PORT (\d+)/.exec(output)?.[1];
+      if (port === undefined) return;
+      const url = `http://127.0.0.1:${port}`;
+      resolve({
+        url,
+        calls: async () => (await fetch(`${url}/__calls`)).json() as Promise<{ calls: string[]; events: Record<string, unknown>[] }>,
+        stop: () => child.kill(),
+      });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`the host exited with ${code}:\n${output}`)));
+  });
+}
+
+/** Runs a host that must fail to start; resolves to everything it printed. */
+export function failedStart(setup: OasSetup): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [SERVER, JSON.stringify({ packageJSON: join(ROOT, 'package.json'), ...setup })], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill(), 15_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
