@@ -20,7 +20,7 @@ dist/cjs/index.js: $(shell find src -name '*.ts') tsconfig.json tsconfig.build.j
 	npm run --silent build:ts
 
 run: build
-	node examples/serve.js
+	node examples/serve.mjs
 
 test: build
 	bash scripts/test-all.sh

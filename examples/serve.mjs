@@ -1,0 +1,88 @@
+// `make run`: the example users API, twice, guarded by the same policy:
+//   127.0.0.1:3000  @oas-tools/core with bearerJwt (security handler) and BearerJWT (access control)
+//   127.0.0.1:3001  plain Express with bearerJwtAcl
+// It prints curl lines with demo tokens. PORT moves both (PORT and PORT+1; PORT=0 picks free ports).
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SignJWT } from 'jose';
+import { users } from './users-api/store.mjs';
+
+const require = createRequire(import.meta.url);
+const express = require('express4');
+const oasTools = require('@oas-tools/core');
+const { bearerJwt, bearerJwtAcl, BearerJWT, jwtErrorHandler } = require('svcgate/auth');
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const HOST = '127.0.0.1';
+const PORT = Number(process.env.PORT ?? 3000);
+const OPENAPI = join(HERE, 'users-api/openapi.yaml');
+const PERMISSIONS = join(HERE, 'users-api/permissions.yaml');
+const JWT = { issuer: 'svcgate-example', secret: 'example-secret-of-at-least-32-bytes!!', requiredClaims: ['exp'] };
+
+function listen(app, port) {
+  return new Promise((resolve) => {
+    const server = app.listen(port, HOST, () => resolve(`http://${HOST}:${server.address().port}/api/v1`));
+  });
+}
+
+async function oasToolsApp() {
+  oasTools.use(BearerJWT, { acl: { bearerAuth: PERMISSIONS } }, 2);
+  const app = express();
+  app.use(express.json());
+  await oasTools.initialize(app, {
+    oasFile: OPENAPI,
+    packageJSON: join(HERE, '../package.json'),
+    logger: { level: 'error' },
+    middleware: {
+      router: { controllers: join(HERE, 'users-api/controllers') },
+      validator: { requestValidation: true, responseValidation: false },
+      swagger: { disable: true },
+      security: { disable: false, auth: { bearerAuth: bearerJwt(JWT) } },
+      error: { customHandler: jwtErrorHandler },
+    },
+  });
+  return app;
+}
+
+function expressApp() {
+  const app = express();
+  app.use(bearerJwtAcl({ openapi: OPENAPI, handler: bearerJwt(JWT), acl: { bearerAuth: PERMISSIONS } }));
+  app.get('/api/v1/status', (_req, res) => res.json({ status: 'ok' }));
+  app.get('/api/v1/users', (req, res) => res.json([...users.values()].map((user) => req.auth.filter(user))));
+  app.get('/api/v1/users/:userId', (req, res) => {
+    const user = users.get(Number(req.params.userId));
+    if (!user) return res.status(404).json({ error: 'NotFound', message: 'no such user' });
+    res.json(req.auth.filter(user));
+  });
+  app.delete('/api/v1/users/:userId', (req, res) => {
+    users.delete(Number(req.params.userId));
+    res.status(204).end();
+  });
+  app.get('/api/v1/accounts/:accountId', (req, res) => res.json({ id: req.params.accountId, balance: 100 }));
+  return app;
+}
+
+const sign = (claims) =>
+  new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuer(JWT.issuer).setIssuedAt().setExpirationTime('12h').sign(new TextEncoder().encode(JWT.secret));
+
+const oasUrl = await listen(await oasToolsApp(), PORT);
+const expressUrl = await listen(expressApp(), PORT === 0 ? 0 : PORT + 1);
+const user = await sign({ sub: 'u1', role: 'user', userId: [1, 3, 5], accounts: ['acc-1'] });
+const admin = await sign({ sub: 'a1', role: 'admin' });
+
+console.log(`svcgate example users API\n  @oas-tools/core + bearerJwt + BearerJWT: ${oasUrl}\n  Express + bearerJwtAcl:                  ${expressUrl}\n`);
+for (const url of [oasUrl, expressUrl]) {
+  console.log(`# ${url}`);
+  console.log('# a user who owns users 1, 3 and 5: 200 for /users/3, 403 for /users/2:');
+  console.log(`curl -i -H 'Authorization: Bearer ${user}' ${url}/users/3`);
+  console.log(`curl -i -H 'Authorization: Bearer ${user}' ${url}/users/2`);
+  console.log('# an admin reads any user and deletes one:');
+  console.log(`curl -i -H 'Authorization: Bearer ${admin}' ${url}/users/4`);
+  console.log(`curl -i -X DELETE -H 'Authorization: Bearer ${admin}' ${url}/users/2`);
+  console.log('# a public operation (200), no token on a guarded one (401), a bad token (401):');
+  console.log(`curl -i ${url}/status`);
+  console.log(`curl -i ${url}/users/1`);
+  console.log(`curl -i -H 'Authorization: Bearer not.a.token' ${url}/users/1`);
+  console.log('');
+}
