@@ -169,6 +169,44 @@ describe('roleBinding and checkOwnership', () => {
   });
 });
 
+describe('serialization rules through the host: arrays, label, matrix, bound query lists', () => {
+  const file = join(work, 'styles.yaml');
+  const param = (name: string, extra: Record<string, unknown>) => ({ name, in: 'path', required: true, ...extra });
+  const get = (operationId: string, parameters: unknown[]) => ({ 'x-router-controller': 'stylesController', get: { operationId, parameters, responses: { 200: { description: 'ok' } } } });
+  writeFileSync(
+    file,
+    dump({
+      openapi: '3.0.3',
+      info: { title: 'styles', version: '1' },
+      security: [{ bearerAuth: [] }],
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      paths: {
+        '/batch/{ids}': get('getBatch', [param('ids', { 'x-acl-binding': 'items', schema: { type: 'array', items: { type: 'integer' } } })]),
+        '/label/{id}': get('getLabel', [param('id', { 'x-acl-binding': 'items', style: 'label', schema: { type: 'integer' } })]),
+        '/matrix/{id}': get('getMatrix', [param('id', { 'x-acl-binding': 'items', style: 'matrix', schema: { type: 'integer' } })]),
+        '/search': get('search', [{ name: 'item', in: 'query', 'x-acl-binding': 'items', schema: { type: 'array', items: { type: 'integer' } } }]),
+      },
+    }),
+  );
+  const owner = { user: { '/batch/{ids}': { 'read:own': ['*'] }, '/label/{id}': { 'read:own': ['*'] }, '/matrix/{id}': { 'read:own': ['*'] }, '/search': { 'read:own': ['*'] } } };
+  const host = withHost({ openapi: file, jwt: HS256, position: 2, customHandler: true, acl: { bearerAuth: owner } });
+
+  test.each([
+    ['/batch/1,3', 200],
+    ['/batch/3,4', 403],
+    ['/label/.05', 200],
+    ['/label/.2', 403],
+    ['/matrix/;id=3', 200],
+    ['/matrix/;id=4', 403],
+    ['/search?item=1&item=5', 200],
+    ['/search?item=1&item=6', 403],
+    ['/search', 403],
+  ])('%s -> %d for a token whose items claim is [1, 3, 5]', async (path, status) => {
+    const response = await fetch(`${host().url}${path}`, { headers: { authorization: await bearer({ role: 'user', items: [1, 3, 5] }) } });
+    expect(response.status).toBe(status);
+  });
+});
+
 describe('bad configurations stop start-up with the ConfigError', () => {
   test.each([
     ['an ACL naming an unknown path', { acl: { bearerAuth: { user: { '/people/{id}': { 'read:own': ['*'] } } } } }, /ConfigError: .*\/people\/\{id\} is not a path of the OpenAPI document/],
