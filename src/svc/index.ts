@@ -1,3 +1,5 @@
-// Library B (SvcContainer, SvcApi, svcAcl) is built in issue #4; the entry point exists so that
-// the package layout and its subpath exports are fixed from the start.
-export {};
+export { SvcContainer, type ServiceClass } from './svc-container';
+export { SvcApi, type SvcApiOptions } from './svc-api';
+export { ArgumentError } from './errors';
+export type { Interceptor, InterceptorClass, InterceptorMap, SvcResponse } from './interceptors';
+export type { RoutesOpenApi } from './routes-openapi';

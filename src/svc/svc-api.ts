@@ -1,0 +1,241 @@
+import type { Server } from 'node:http';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { answerFor, ArgumentError } from './errors';
+import { readsBody } from './http-method';
+import { resolveInterceptors, type Interceptor, type InterceptorMap, type SvcResponse } from './interceptors';
+import { routesOpenApi, type RoutesOpenApi } from './routes-openapi';
+import { collectRoutes, type SvcRoute } from './routes';
+import type { SvcContainer } from './svc-container';
+
+export interface SvcApiOptions {
+  /** Largest JSON body accepted; larger ones are answered 413. Default 100 KiB. */
+  bodyLimit?: number | string;
+  /** A request no interceptor or handler answered in this time gets 503. Default 30 s. */
+  timeoutMs?: number;
+  /** Where the messages of unmapped errors go (they are not sent). Default console.error. */
+  logError?: (message: string, error: unknown) => void;
+}
+
+/** Builds interceptors that need the API's description (svcAcl) once the routes are known. */
+export const BIND_TO_API = Symbol('svcgate.bindToApi');
+export type BindableInterceptor = Interceptor & { [BIND_TO_API]?: (api: RoutesOpenApi, routes: readonly SvcRoute[]) => void };
+
+interface RequestState {
+  route: SvcRoute;
+  body: unknown;
+}
+
+/**
+ * Serves the public methods of a container's services as `/api/<service>/<method>` on Express.
+ * Configure with the chainable methods, then use `app`, `handler()` or `listen(port)`.
+ */
+export class SvcApi {
+  private container: SvcContainer | undefined;
+  private readonly before: Interceptor[] = [];
+  private readonly after: Interceptor[] = [];
+  private readonly beforeMaps: InterceptorMap[] = [];
+  private readonly afterMaps: InterceptorMap[] = [];
+  private statuses: Record<string, number> = {};
+  private built: Express | undefined;
+  private description: RoutesOpenApi | undefined;
+
+  constructor(private readonly options: SvcApiOptions = {}) {}
+
+  from(container: SvcContainer): this {
+    this.unbuilt('from');
+    this.container = container;
+    return this;
+  }
+
+  interceptAll(interceptor: Interceptor): this {
+    this.before.push(checkFunction(interceptor, 'interceptAll'));
+    return this.unbuilt('interceptAll');
+  }
+
+  intercept(map: InterceptorMap): this {
+    this.beforeMaps.push(checkMap(map, 'intercept'));
+    return this.unbuilt('intercept');
+  }
+
+  interceptAllAfter(interceptor: Interceptor): this {
+    this.after.push(checkFunction(interceptor, 'interceptAllAfter'));
+    return this.unbuilt('interceptAllAfter');
+  }
+
+  interceptAfter(map: InterceptorMap): this {
+    this.afterMaps.push(checkMap(map, 'interceptAfter'));
+    return this.unbuilt('interceptAfter');
+  }
+
+  /** `{ <error name>: <status> }`: a thrown error with that `name` is answered with that status. */
+  withErrors(statuses: Record<string, number>): this {
+    for (const [name, status] of Object.entries(statuses)) {
+      if (!Number.isInteger(status) || status < 400 || status > 599) throw new RangeError(`withErrors: the status for ${name} must be an integer from 400 to 599, got ${String(status)}`);
+    }
+    this.statuses = { ...this.statuses, ...statuses };
+    return this.unbuilt('withErrors');
+  }
+
+  /** The Express app, built on first use; mount it in another app or hand it to supertest. */
+  get app(): Express {
+    this.built ??= this.build();
+    return this.built;
+  }
+
+  handler(): Express {
+    return this.app;
+  }
+
+  /** An OpenAPI 3.1 description of the routes (operationId `<instance>.<method>`). */
+  openapi(): RoutesOpenApi {
+    this.description ??= routesOpenApi(this.routes());
+    return structuredClone(this.description);
+  }
+
+  /** Listens on 127.0.0.1 by default; resolves to the server once it listens. */
+  listen(port: number, host = '127.0.0.1'): Promise<Server> {
+    if (typeof port !== 'number' || !Number.isInteger(port)) throw new TypeError(`listen: port must be an integer, got ${typeof port === 'number' ? port : typeof port}`);
+    if (port < 0 || port > 65535) throw new RangeError(`listen: port must be from 0 to 65535, got ${port}`);
+    const app = this.app;
+    return new Promise((resolve, reject) => {
+      const server = app.listen(port, host);
+      server.once('listening', () => resolve(server));
+      server.once('error', reject);
+    });
+  }
+
+  private routesCache: SvcRoute[] | undefined;
+
+  private routes(): SvcRoute[] {
+    if (!this.container) throw new Error('SvcApi: call from(container) first');
+    this.routesCache ??= collectRoutes(this.container.services());
+    return this.routesCache;
+  }
+
+  private unbuilt(what: string): this {
+    if (this.built) throw new Error(`SvcApi: ${what}() after the app was built; configure first`);
+    return this;
+  }
+
+  private build(): Express {
+    const routes = this.routes();
+    const specificBefore = resolveInterceptors(this.beforeMaps, routes);
+    const specificAfter = resolveInterceptors(this.afterMaps, routes);
+    for (const interceptor of [...this.before, ...this.after, ...[...specificBefore.values(), ...specificAfter.values()].flat()]) {
+      (interceptor as BindableInterceptor)[BIND_TO_API]?.(this.openapi(), routes);
+    }
+
+    const app = express();
+    app.disable('x-powered-by');
+    const json = express.json({ limit: this.options.bodyLimit ?? '100kb', strict: false });
+    const byPath = new Map<string, SvcRoute>();
+    for (const route of routes) {
+      byPath.set(route.path, route);
+      const chain: RequestHandler[] = [
+        this.prepare(route),
+        ...(readsBody(route.httpMethod) ? [json] : []),
+        ...this.before.map((interceptor, index) => step(interceptor, `interceptAll #${index + 1}`)),
+        ...specificBefore.get(route)!.map((interceptor) => step(interceptor, `intercept ${route.instance}.${route.method}`)),
+        step(callService, `${route.instance}.${route.method}`),
+        ...specificAfter.get(route)!.map((interceptor) => step(interceptor, `interceptAfter ${route.instance}.${route.method}`)),
+        ...this.after.map((interceptor, index) => step(interceptor, `interceptAllAfter #${index + 1}`)),
+        send,
+      ];
+      app[route.httpMethod.toLowerCase() as 'get'](route.path, ...chain);
+    }
+    app.use((req: Request, res: Response) => {
+      const route = byPath.get(req.path);
+      if (!route) return res.status(404).json({ error: 'NotFound', message: `no route ${req.method} ${req.path}` });
+      const allow = route.httpMethod === 'GET' ? 'GET, HEAD' : route.httpMethod;
+      res.status(405).set('Allow', allow).json({ error: 'MethodNotAllowed', message: `${req.path} answers ${allow}` });
+    });
+    app.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+      if (res.headersSent) return next(error);
+      const answer = answerFor(error, this.statuses);
+      if (answer.status >= 500) (this.options.logError ?? defaultLog)(error instanceof Error ? `${error.name}: ${error.message}` : String(error), error);
+      res.status(answer.status).json(answer.body);
+    });
+    return app;
+  }
+
+  /** Per request: the route, the body slot that `res.body()` fills, and the hang backstop. */
+  private prepare(route: SvcRoute): RequestHandler {
+    const timeoutMs = this.options.timeoutMs ?? 30_000;
+    return (_req, res, next) => {
+      const state: RequestState = { route, body: undefined };
+      res.locals.svc = state;
+      (res as SvcResponse).body = (value: unknown) => {
+        state.body = value;
+        return res as SvcResponse;
+      };
+      const timer = setTimeout(() => {
+        if (!res.headersSent) res.status(503).json({ error: 'ServiceUnavailable', message: 'the request was not answered in time' });
+      }, timeoutMs);
+      res.once('close', () => clearTimeout(timer));
+      next();
+    };
+  }
+}
+
+async function callService(req: Request, res: SvcResponse, next: NextFunction): Promise<void> {
+  const { route } = res.locals.svc as RequestState;
+  const raw = readsBody(route.httpMethod) ? (req.body ?? {}) : { ...(req.query as object) };
+  let argument: unknown = raw;
+  if (route.schema) {
+    const parsed = route.schema.safeParse(raw);
+    if (!parsed.success) throw new ArgumentError(parsed.error.issues);
+    argument = parsed.data;
+  }
+  res.body(await route.call(argument));
+  next();
+}
+
+function send(_req: Request, res: Response): void {
+  if (res.headersSent) return;
+  const { body } = res.locals.svc as RequestState;
+  if (body === undefined) res.status(res.statusCode === 200 ? 204 : res.statusCode).end();
+  else res.json(body);
+}
+
+/**
+ * Runs one interceptor or the handler: sync throws and rejected promises become next(error), and
+ * a promise that settles without an answer and without next() is an error rather than a hang.
+ */
+function step(interceptor: Interceptor, label: string): RequestHandler {
+  return (req, res, next) => {
+    let called = false;
+    const once: NextFunction = (error?: unknown) => {
+      if (called) return;
+      called = true;
+      next(error);
+    };
+    let result: unknown;
+    try {
+      result = interceptor(req, res as SvcResponse, once);
+    } catch (error) {
+      return once(error);
+    }
+    if (result instanceof Promise) {
+      result.then(
+        () => {
+          if (!called && !res.headersSent) once(new Error(`${label} neither answered nor called next()`));
+        },
+        (error: unknown) => once(error ?? new Error(`${label} rejected`)),
+      );
+    }
+  };
+}
+
+function checkFunction(value: unknown, method: string): Interceptor {
+  if (typeof value !== 'function') throw new TypeError(`${method}: pass a function (req, res, next)`);
+  return value as Interceptor;
+}
+
+function checkMap(value: unknown, method: string): InterceptorMap {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError(`${method}: pass { <instance>: { <method>: fn or Class } }`);
+  return value as InterceptorMap;
+}
+
+function defaultLog(message: string): void {
+  console.error(`svcgate: ${message}`);
+}

@@ -1,0 +1,94 @@
+import { SvcContainer } from '../../src/svc';
+
+class UserService {
+  constructor(readonly services: Record<string, object>) {}
+  createUser() {
+    return 'user';
+  }
+}
+class AccountService {
+  constructor(readonly services: Record<string, object>) {}
+  users() {
+    return this.services.userService as UserService;
+  }
+}
+class HTTPService {}
+
+test('instances are keyed by the class name in camel case by words', () => {
+  const services = new SvcContainer().ofLocal(UserService).andLocal(AccountService).andLocal(HTTPService).services();
+  expect(Object.keys(services)).toEqual(['userService', 'accountService', 'httpService']);
+  expect(services.userService).toBeInstanceOf(UserService);
+  expect(services.httpService).toBeInstanceOf(HTTPService);
+});
+
+test('services() builds each instance once', () => {
+  const container = new SvcContainer().ofLocal(UserService);
+  expect(container.services().userService).toBe(container.services().userService);
+});
+
+test('a constructor receives every service, whatever the registration order', () => {
+  for (const container of [new SvcContainer().ofLocal(AccountService).andLocal(UserService), new SvcContainer().ofLocal(UserService).andLocal(AccountService)]) {
+    const services = container.services();
+    expect((services.accountService as AccountService).users()).toBe(services.userService);
+  }
+});
+
+test('cycles work when constructors keep the services object for later', () => {
+  class Ping {
+    constructor(readonly services: Record<string, object>) {}
+    other() {
+      return this.services.pong;
+    }
+  }
+  class Pong {
+    constructor(readonly services: Record<string, object>) {}
+    other() {
+      return this.services.ping;
+    }
+  }
+  const services = new SvcContainer().ofLocal(Ping).andLocal(Pong).services();
+  expect((services.ping as Ping).other()).toBe(services.pong);
+  expect((services.pong as Pong).other()).toBe(services.ping);
+});
+
+test('a constructor that calls into a service still being built gets a clear error, not a stack overflow', () => {
+  class Eager {
+    readonly peer: object;
+    constructor(services: Record<string, object>) {
+      this.peer = services.eagerToo!;
+    }
+  }
+  class EagerToo {
+    readonly peer: object;
+    constructor(services: Record<string, object>) {
+      this.peer = services.eager!;
+    }
+  }
+  expect(() => new SvcContainer().ofLocal(Eager).andLocal(EagerToo).services()).toThrow('SvcContainer: eager -> eagerToo -> eager: a constructor uses a service that is still being built');
+});
+
+test('the same class twice is an error', () => {
+  expect(() => new SvcContainer().ofLocal(UserService).andLocal(UserService)).toThrow('SvcContainer: UserService is registered twice');
+});
+
+test('two classes with the same instance name are an error', () => {
+  const Other = { UserService: class UserService {} }.UserService;
+  expect(() => new SvcContainer().ofLocal(UserService).andLocal(Other)).toThrow('both have the instance name userService');
+});
+
+test.each([
+  ['an object', {}, 'an object is not a class'],
+  ['a plain function', function UserService() {}, 'the function UserService is not a class'],
+  ['an arrow function', () => undefined, 'is not a class'],
+  ['a string', 'UserService', '"UserService" is not a class'],
+  ['undefined', undefined, 'is not a class'],
+])('%s is not a class', (_name, value, message) => {
+  expect(() => new SvcContainer().ofLocal(value as never)).toThrow(TypeError);
+  expect(() => new SvcContainer().ofLocal(value as never)).toThrow(message);
+});
+
+test('registering after services() is an error', () => {
+  const container = new SvcContainer().ofLocal(UserService);
+  container.services();
+  expect(() => container.andLocal(AccountService)).toThrow('services() was already called');
+});
