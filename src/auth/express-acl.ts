@@ -1,16 +1,13 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
-import type { VerifiedPayload } from '../policy/build-input';
 import { compileApi } from '../policy/compile-acl';
 import { ConfigError } from '../policy/config-error';
-import type { Decision } from '../policy/evaluator';
 import { Evaluator } from '../policy/evaluator';
 import { createOperationMatcher, type OperationMatch } from '../policy/match-operation';
 import { parseWith } from '../policy/parse-with';
 import { aclOptionsShape, type AclOptions } from './acl-options';
-import { authorize } from './authorize';
 import type { BearerJwtHandler } from './bearer-jwt';
-import { filterAttributes } from './filter-attributes';
+import { answerJson, guardRequest, type Guard, type GuardedRequest } from './guard-request';
 import { serverPrefixes } from './server-prefixes';
 
 export interface BearerJwtAclOptions extends AclOptions {
@@ -24,16 +21,7 @@ export interface BearerJwtAclOptions extends AclOptions {
   unknownOperations?: 'deny' | 'pass';
 }
 
-/** What an allowed request carries on to the route handler. */
-export interface RequestAuth {
-  /** The verified JWT payload; undefined for anonymous callers and unguarded operations. */
-  payload: VerifiedPayload | undefined;
-  decision: Decision;
-  /** Strips from `data` every attribute the decision did not grant. */
-  filter: <T>(data: T) => T;
-}
-
-type Request = IncomingMessage & { originalUrl?: string; auth?: RequestAuth };
+type Request = GuardedRequest;
 type Response = ServerResponse;
 
 const optionsSchema = z
@@ -61,7 +49,11 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
   const evaluator = Evaluator.createSync(data);
   const match = createOperationMatcher(data.operations);
   const prefixes = serverPrefixes(document.servers);
-  const aclOptions: AclOptions = { roleBinding: config.roleBinding, checkOwnership: config.checkOwnership, decisionLog: config.decisionLog };
+  const guard: Guard = {
+    evaluator,
+    handler: config.handler,
+    options: { roleBinding: config.roleBinding, checkOwnership: config.checkOwnership, decisionLog: config.decisionLog },
+  };
 
   const find = (req: Request): OperationMatch | undefined => {
     const pathname = new URL(req.originalUrl ?? req.url ?? '/', 'http://localhost').pathname;
@@ -77,34 +69,8 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
     const found = find(req);
     if (!found) {
       if (config.unknownOperations === 'pass') return next();
-      return answer(res, 404, 'NotFound', `no operation of the API matches ${req.method} ${new URL(req.originalUrl ?? req.url ?? '/', 'http://localhost').pathname}`);
+      return answerJson(res, 404, 'NotFound', `no operation of the API matches ${req.method} ${new URL(req.originalUrl ?? req.url ?? '/', 'http://localhost').pathname}`);
     }
-    const header = req.headers.authorization;
-    let payload: VerifiedPayload | undefined;
-    if (found.operation.secured && header !== undefined) {
-      try {
-        payload = await config.handler(header);
-      } catch {
-        res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
-        return answer(res, 401, 'Unauthorized', 'the bearer token is invalid');
-      }
-    }
-    const { decision } = await authorize(evaluator, found, req, payload, aclOptions);
-    if (!decision.allow) {
-      // RFC 6750, 3.1: a request without credentials gets the bare challenge, no error code.
-      if (header === undefined) {
-        res.setHeader('WWW-Authenticate', 'Bearer');
-        return answer(res, 401, 'Unauthorized', 'this operation needs a bearer token');
-      }
-      return answer(res, 403, 'Forbidden', decision.reasons.join('; '));
-    }
-    req.auth = { payload, decision, filter: (value) => filterAttributes(value, decision.attributes) };
-    next();
+    if (await guardRequest(guard, found, req, res)) next();
   };
-}
-
-function answer(res: Response, status: number, error: string, message: string): void {
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify({ error, message }));
 }

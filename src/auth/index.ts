@@ -1,7 +1,8 @@
 export { bearerJwt, type BearerJwtHandler } from './bearer-jwt';
 export type { BearerJwtConfig } from './bearer-jwt-config';
 export { BearerJWT, OASBearerJWT, type OasAcl } from './oas-bearer-jwt';
-export { bearerJwtAcl, type BearerJwtAclOptions, type RequestAuth } from './express-acl';
+export { bearerJwtAcl, type BearerJwtAclOptions } from './express-acl';
+export type { RequestAuth } from './guard-request';
 export { jwtErrorHandler } from './jwt-error-handler';
 export { filterAttributes } from './filter-attributes';
 export { SecurityError, JsonWebTokenError, AuthError } from './errors';

@@ -1,0 +1,62 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { VerifiedPayload } from '../policy/build-input';
+import type { Decision, Evaluator } from '../policy/evaluator';
+import type { OperationMatch } from '../policy/match-operation';
+import type { AclOptions } from './acl-options';
+import { authorize } from './authorize';
+import type { BearerJwtHandler } from './bearer-jwt';
+import { filterAttributes } from './filter-attributes';
+
+/** What an allowed request carries on to the route handler. */
+export interface RequestAuth {
+  /** The verified JWT payload; undefined for anonymous callers and unguarded operations. */
+  payload: VerifiedPayload | undefined;
+  decision: Decision;
+  /** Strips from `data` every attribute the decision did not grant. */
+  filter: <T>(data: T) => T;
+}
+
+export type GuardedRequest = IncomingMessage & { originalUrl?: string; body?: unknown; auth?: RequestAuth };
+
+export interface Guard {
+  evaluator: Evaluator;
+  handler: BearerJwtHandler;
+  options: AclOptions;
+}
+
+/**
+ * Verifies, decides and, on a deny, answers: 401 with an RFC 6750 challenge or 403, as JSON.
+ * Resolves to true when the request may go on, with `req.auth` set.
+ */
+export async function guardRequest(guard: Guard, found: OperationMatch, req: GuardedRequest, res: ServerResponse): Promise<boolean> {
+  const header = req.headers.authorization;
+  let payload: VerifiedPayload | undefined;
+  if (found.operation.secured && header !== undefined) {
+    try {
+      payload = await guard.handler(header);
+    } catch {
+      res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
+      answerJson(res, 401, 'Unauthorized', 'the bearer token is invalid');
+      return false;
+    }
+  }
+  const { decision } = await authorize(guard.evaluator, found, req, payload, guard.options);
+  if (!decision.allow) {
+    // RFC 6750, 3.1: a request without credentials gets the bare challenge, no error code.
+    if (header === undefined) {
+      res.setHeader('WWW-Authenticate', 'Bearer');
+      answerJson(res, 401, 'Unauthorized', 'this operation needs a bearer token');
+    } else {
+      answerJson(res, 403, 'Forbidden', decision.reasons.join('; '));
+    }
+    return false;
+  }
+  req.auth = { payload, decision, filter: (value) => filterAttributes(value, decision.attributes) };
+  return true;
+}
+
+export function answerJson(res: ServerResponse, status: number, error: string, message: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify({ error, message }));
+}
