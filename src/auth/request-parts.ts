@@ -6,6 +6,7 @@ export interface HttpRequest {
   originalUrl?: string;
   url?: string;
   headers: IncomingHttpHeaders;
+  body?: unknown;
 }
 
 /**
@@ -21,6 +22,7 @@ export function requestParts(req: HttpRequest, pathParams: Record<string, string
     query: new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1)),
     headers: req.headers,
     cookies: parseCookies(req.headers.cookie),
+    body: req.body,
   };
 }
 

@@ -1,6 +1,6 @@
 import { paramKey, type OperationSpec, type ParamSpec } from './data-document';
 import type { PolicyInput } from './evaluator';
-import { serializeClaimValue, serializeRequestValue } from './serialize-param';
+import { serializeBodyValue, serializeClaimValue, serializeRequestValue } from './serialize-param';
 
 /** The raw parts of a request that parameters are read from, as an adapter has them. */
 export interface RequestParts {
@@ -10,6 +10,8 @@ export interface RequestParts {
   /** Header values keyed in lower case, as Node gives them. */
   headers?: Record<string, string | string[] | undefined>;
   cookies?: Record<string, string>;
+  /** The parsed JSON body, for owned body properties. */
+  body?: unknown;
 }
 
 /** A verified JWT payload; never a decoded but unverified one. */
@@ -34,7 +36,7 @@ export function buildInput(
   for (const param of Object.values(operation.params)) {
     if (!param.owned) continue;
     const k = paramKey(param);
-    input.params![k] = serializeRequestValue(param, rawValue(param, request));
+    input.params![k] = param.in === 'body' ? serializeBodyValue(param, bodyProperty(request.body, param.name)) : serializeRequestValue(param, rawValue(param, request));
     const claim = ownClaim(payload, param.binding);
     if (claim !== undefined) input.claims![k] = serializeClaimValue(param, claim);
   }
@@ -46,8 +48,14 @@ function ownClaim(payload: VerifiedPayload | undefined, name: string): unknown {
   return payload !== undefined && Object.hasOwn(payload, name) ? payload[name] : undefined;
 }
 
+function bodyProperty(body: unknown, name: string): unknown {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) && Object.hasOwn(body, name) ? (body as Record<string, unknown>)[name] : undefined;
+}
+
 function rawValue(param: ParamSpec, request: RequestParts): string | string[] | undefined {
   switch (param.in) {
+    case 'body':
+      return undefined;
     case 'path':
       return request.pathParams?.[param.name];
     case 'query': {

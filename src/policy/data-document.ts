@@ -8,7 +8,8 @@ export const DATA_SCHEMA_VERSION = 1 as const;
 
 export type Action = 'create' | 'read' | 'update' | 'delete';
 export type Possession = 'any' | 'own';
-export type ParamLocation = 'path' | 'query' | 'header' | 'cookie';
+/** `body`: a property of a JSON request body that carries `x-acl-binding`. */
+export type ParamLocation = 'path' | 'query' | 'header' | 'cookie' | 'body';
 export type ParamStyle = 'simple' | 'label' | 'matrix' | 'form' | 'spaceDelimited' | 'pipeDelimited' | 'deepObject';
 export type SchemaType = 'integer' | 'number' | 'boolean' | 'string' | 'array' | 'object' | 'unknown';
 

@@ -15,7 +15,7 @@ import { parseWith } from './parse-with';
 const ACTIONS: Record<string, Action> = { get: 'read', head: 'read', post: 'create', put: 'update', patch: 'update', delete: 'delete' };
 const UNMAPPED_METHODS = ['options', 'trace'];
 
-const STYLES: Record<ParamLocation, readonly ParamStyle[]> = {
+const STYLES: Record<Exclude<ParamLocation, 'body'>, readonly ParamStyle[]> = {
   path: ['simple', 'label', 'matrix'],
   query: ['form', 'spaceDelimited', 'pipeDelimited', 'deepObject'],
   header: ['simple'],
@@ -60,7 +60,7 @@ export function readOperations(doc: unknown, file: string, scheme: string): Reco
         throw new ConfigError(file, jsonPath(at), `${method.toUpperCase()} has no ACL action`, 'guard only GET, HEAD, POST, PUT, PATCH and DELETE operations with the bearer scheme');
       }
       const own = readParameters(operation.parameters, file, [...at, 'parameters']);
-      const params = { ...shared, ...own };
+      const params = { ...shared, ...own, ...readBoundBody(operation.requestBody, file, [...at, 'requestBody']) };
       checkPathTemplate(path, params, file, at);
       operations[operationKey(method, path)] = {
         method: method.toUpperCase(),
@@ -85,6 +85,26 @@ function readParameters(value: unknown, file: string, at: readonly (string | num
     const spec = toParamSpec(param, file, [...at, index]);
     params[paramKey(spec)] = spec;
   });
+  return params;
+}
+
+/**
+ * Properties of a JSON request body that carry `x-acl-binding` are owned like parameters (SvcApi
+ * arguments of POST, PUT and PATCH methods are bodies). Unbound properties play no part.
+ */
+function readBoundBody(requestBody: unknown, file: string, at: readonly (string | number)[]): Record<string, ParamSpec> {
+  const schema = (requestBody as { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } | undefined)?.content?.['application/json']?.schema;
+  const params: Record<string, ParamSpec> = {};
+  for (const [name, property] of Object.entries(schema?.properties ?? {})) {
+    const binding = (property as Record<string, unknown> | null)?.['x-acl-binding'];
+    if (binding === undefined) continue;
+    const where = jsonPath([...at, 'content', 'application/json', 'schema', 'properties', name, 'x-acl-binding']);
+    if (typeof binding !== 'string' || binding === '') throw new ConfigError(file, where, 'x-acl-binding must name a claim', 'write the name of the claim that holds the owned values');
+    const type = schemaType(property as Record<string, unknown>);
+    const items = type === 'array' ? schemaType((property as { items?: Record<string, unknown> }).items) : null;
+    const spec: ParamSpec = { name, in: 'body', style: 'form', explode: false, type, items, binding, owned: true };
+    params[paramKey(spec)] = spec;
+  }
   return params;
 }
 

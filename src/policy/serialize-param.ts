@@ -17,6 +17,18 @@ export function serializeRequestValue(param: ParamSpec, raw: string | readonly s
   return elements.map((element) => (element === null ? null : canonical(itemType, element)));
 }
 
+/** Canonical elements of a JSON body property: a value or a list of values; null marks an invalid element. */
+export function serializeBodyValue(param: ParamSpec, value: unknown): (string | null)[] {
+  if (value === undefined) return [];
+  const itemType = param.type === 'array' ? param.items : param.type;
+  if (param.type === 'array' && !Array.isArray(value)) return [null];
+  const values = param.type === 'array' ? (value as unknown[]) : [value];
+  return values.map((element) => {
+    const text = claimText(element, itemType);
+    return text === null ? null : canonical(itemType, text);
+  });
+}
+
 /** Canonical values of a claim (one value or a list) under the parameter's type; unreadable values are dropped. */
 export function serializeClaimValue(param: ParamSpec, claim: unknown): string[] {
   const itemType = param.type === 'array' ? param.items : param.type;

@@ -123,6 +123,14 @@ describe('the compiled document', () => {
     expect([data.operations['GET /a']!.secured, data.operations['GET /b']!.secured, data.operations['GET /c']!.secured]).toEqual([false, false, true]);
   });
 
+  test('JSON body properties with x-acl-binding are owned, other properties play no part', () => {
+    const body = { content: { 'application/json': { schema: { type: 'object', properties: { ownerId: { type: 'integer', 'x-acl-binding': 'sub' }, note: { type: 'string' } } } } } };
+    const data = compileAcl({ openapi: api({ '/notes': { post: { requestBody: body } } }), acl: {} });
+    expect(data.operations['POST /notes']!.params).toEqual({
+      'body:ownerId': { name: 'ownerId', in: 'body', style: 'form', explode: false, type: 'integer', items: null, binding: 'sub', owned: true },
+    });
+  });
+
   test('an unsecured OPTIONS operation is left out', () => {
     const data = compileAcl({ openapi: api({ '/a': { options: { security: [] }, get: {} } }), acl: {} });
     expect(Object.keys(data.operations)).toEqual(['GET /a']);

@@ -1,4 +1,5 @@
 import { serializeClaimValue, serializeRequestValue, type ParamSpec, type SchemaType } from '../../src/policy';
+import { serializeBodyValue } from '../../src/policy/serialize-param';
 
 function param(style: ParamSpec['style'], explode: boolean, type: SchemaType, items: SchemaType | null = null, location: ParamSpec['in'] = 'path'): ParamSpec {
   return { name: 'color', in: location, style, explode, type, items, binding: 'color', owned: true };
@@ -136,5 +137,21 @@ describe('claims', () => {
 
   test('object parameters own nothing', () => {
     expect(serializeClaimValue(param('simple', false, 'object'), 'x')).toEqual([]);
+  });
+});
+
+describe('JSON body properties', () => {
+  const body = (type: SchemaType, items: SchemaType | null = null): ParamSpec => ({ name: 'ownerId', in: 'body', style: 'form', explode: false, type, items, binding: 'sub', owned: true });
+  test.each([
+    ['an integer', body('integer'), 7, ['7']],
+    ['an integer given as text', body('integer'), '007', ['7']],
+    ['a fraction for an integer', body('integer'), 7.5, [null]],
+    ['an object', body('integer'), { id: 7 }, [null]],
+    ['absent', body('integer'), undefined, []],
+    ['a list', body('array', 'integer'), [1, '02'], ['1', '2']],
+    ['a scalar for a list', body('array', 'integer'), 1, [null]],
+    ['a string', body('string'), 'x', ['x']],
+  ])('%s', (_name, param, value, expected) => {
+    expect(serializeBodyValue(param, value)).toEqual(expected);
   });
 });

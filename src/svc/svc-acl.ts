@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { aclOptionsShape, type AclOptions } from '../auth/acl-options';
+import type { BearerJwtHandler } from '../auth/bearer-jwt';
+import { guardRequest, type Guard } from '../auth/guard-request';
+import { compileAcl } from '../policy/compile-acl';
+import { ConfigError } from '../policy/config-error';
+import { operationKey, type DataDocument } from '../policy/data-document';
+import { Evaluator } from '../policy/evaluator';
+import { parseWith } from '../policy/parse-with';
+import { readsBody } from './http-method';
+import type { Interceptor } from './interceptors';
+import type { SvcRoute } from './routes';
+import type { RoutesOpenApi } from './routes-openapi';
+import { BIND_TO_API, type BindableInterceptor } from './svc-api';
+
+export interface SvcAclOptions extends AclOptions {
+  /** The verifier, from bearerJwt(config). */
+  handler: BearerJwtHandler;
+  /** The permission declaration (object or JSON/YAML file); resources are route paths such as `/api/user-service/get-user`. */
+  acl: unknown;
+  /** `{ "<instance>.<method>": { <argument field>: <claim> } }`: the fields `own` grants compare with claims. */
+  owners?: Record<string, Record<string, string>>;
+}
+
+const SCHEME = 'bearerAuth';
+const FILE = '<svcAcl options>';
+
+const optionsSchema = z
+  .object({
+    handler: z.custom<BearerJwtHandler>((value) => typeof value === 'function', { error: 'handler must be the function bearerJwt(config) returns' }),
+    acl: z.unknown().refine((acl) => acl !== undefined, { error: 'acl is required' }),
+    owners: z
+      .record(z.string(), z.record(z.string(), z.string().min(1)))
+      .refine((owners) => Object.keys(owners).every((key) => /^[^.]+\.[^.]+$/.test(key)), { error: 'owners keys are "<instance>.<method>"' })
+      .default({}),
+    ...aclOptionsShape,
+  })
+  .strict();
+
+/**
+ * An interceptor that guards SvcApi routes with a bearer JWT and the policy: register it with
+ * `interceptAll` (or per service with `intercept`). The ACL is compiled against the API's own
+ * OpenAPI description when the app is built, so a bad ACL fails at start-up.
+ */
+export function svcAcl(options: SvcAclOptions): Interceptor {
+  const config = parseWith(optionsSchema, options, FILE, [], 'see svcAcl in the README');
+  let guard: Guard | undefined;
+  let data: DataDocument | undefined;
+
+  const interceptor: BindableInterceptor = async (req, res, next) => {
+    const route = (res.locals.svc as { route: SvcRoute }).route;
+    const key = operationKey(route.httpMethod, route.path);
+    if (!guard || !data?.operations[key]) return next(new Error(`svcAcl: ${key} was not compiled; register svcAcl before the app is built`));
+    if (await guardRequest(guard, { key, operation: data.operations[key]!, pathParams: {} }, req, res)) next();
+  };
+  interceptor[BIND_TO_API] = (openapi, routes) => {
+    const described = withOwners(withBearerScheme(openapi), config.owners, routes);
+    data = compileAcl({ openapi: described, acl: config.acl, scheme: SCHEME });
+    const aclOptions: AclOptions = { roleBinding: config.roleBinding, checkOwnership: config.checkOwnership, decisionLog: config.decisionLog };
+    guard = { evaluator: Evaluator.createSync(data), handler: config.handler, options: aclOptions };
+  };
+  return interceptor;
+}
+
+function withBearerScheme(openapi: RoutesOpenApi): RoutesOpenApi {
+  return {
+    ...openapi,
+    security: [{ [SCHEME]: [] }],
+    components: { ...openapi.components, securitySchemes: { [SCHEME]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+  };
+}
+
+type Operation = { parameters?: Record<string, unknown>[]; requestBody?: { content: Record<string, { schema: { properties?: Record<string, Record<string, unknown>> } }> } };
+
+/** Marks owned argument fields with x-acl-binding: query parameters, or properties of the JSON body. */
+function withOwners(openapi: RoutesOpenApi, owners: Record<string, Record<string, string>>, routes: readonly SvcRoute[]): RoutesOpenApi {
+  for (const [target, fields] of Object.entries(owners)) {
+    const route = routes.find((candidate) => `${candidate.instance}.${candidate.method}` === target);
+    if (!route) throw new ConfigError(FILE, `$.owners["${target}"]`, `${target} is no route of the API`, `use "<instance>.<method>", e.g. ${routes[0] ? `"${routes[0].instance}.${routes[0].method}"` : '"userService.getUser"'}`);
+    const operation = (openapi.paths![route.path] as Record<string, Operation>)[route.httpMethod.toLowerCase()]!;
+    for (const [field, claim] of Object.entries(fields)) {
+      if (readsBody(route.httpMethod)) {
+        const schema = operation.requestBody!.content['application/json']!.schema;
+        schema.properties = { ...schema.properties, [field]: { ...schema.properties?.[field], 'x-acl-binding': claim } };
+      } else {
+        const parameters = (operation.parameters ??= []);
+        const existing = parameters.find((parameter) => parameter.name === field);
+        if (existing) existing['x-acl-binding'] = claim;
+        else parameters.push({ name: field, in: 'query', schema: { type: 'string' }, 'x-acl-binding': claim });
+      }
+    }
+  }
+  return openapi;
+}

@@ -1,0 +1,120 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { z } from 'zod';
+import { bearerJwt, type DecisionLogEvent } from '../../src/auth';
+import { ConfigError } from '../../src/policy';
+import { svcAcl, SvcApi, SvcContainer, type SvcAclOptions } from '../../src/svc';
+import { HS256, token } from '../helpers/tokens';
+
+class AccountService {
+  static schemas = { getAccount: z.object({ accountId: z.string() }) };
+  getAccount({ accountId }: { accountId: string }) {
+    return { accountId, balance: 10, secret: 'pin' };
+  }
+  getAllAccounts() {
+    return [{ accountId: 'a1' }, { accountId: 'a2' }];
+  }
+  createAccount(account: { ownerId: number }) {
+    return { created: account.ownerId };
+  }
+  deleteAccount({ accountId }: { accountId: string }) {
+    return { deleted: accountId };
+  }
+}
+
+const ACL = {
+  customer: {
+    '/api/account-service/get-account': { 'read:own': ['*', '!secret'] },
+    '/api/account-service/create-account': { 'create:own': ['*'] },
+    '/api/account-service/get-all-accounts': { 'read:own': ['*'] },
+  },
+  banker: { $extend: ['customer'], '/api/account-service/get-all-accounts': { 'read:any': ['*'] }, '/api/account-service/delete-account': { 'delete:any': ['*'] } },
+};
+const OWNERS = { 'accountService.getAccount': { accountId: 'accounts' }, 'accountService.createAccount': { ownerId: 'sub' } };
+
+let server: Server;
+let url: string;
+const events: DecisionLogEvent[] = [];
+const ran: string[] = [];
+beforeAll(async () => {
+  const guard = svcAcl({ handler: bearerJwt(HS256), acl: ACL, owners: OWNERS, decisionLog: (event) => events.push(event) });
+  server = await new SvcApi()
+    .interceptAll(guard)
+    .interceptAllAfter((req, res, next) => {
+      ran.push(req.path);
+      const auth = (req as unknown as { auth: { filter: <T>(data: T) => T } }).auth;
+      res.body(auth.filter((res.locals.svc as { body: unknown }).body));
+      next();
+    })
+    .from(new SvcContainer().ofLocal(AccountService))
+    .listen(0);
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+beforeEach(() => {
+  ran.length = 0;
+});
+
+const as = async (claims: Record<string, unknown>) => `Bearer ${await token(claims)}`;
+
+test('read:own on getAccount allows only the caller whose accounts claim holds the accountId', async () => {
+  const auth = await as({ role: 'customer', accounts: ['acc-1', 'acc-2'] });
+  const mine = await request(url).get('/api/account-service/get-account?accountId=acc-2').set('Authorization', auth);
+  expect(mine.status).toBe(200);
+  expect(mine.body).toEqual({ accountId: 'acc-2', balance: 10 });
+  const other = await request(url).get('/api/account-service/get-account?accountId=acc-3').set('Authorization', auth);
+  expect(other.status).toBe(403);
+  expect(other.body).toEqual({ error: 'Forbidden', message: 'read:own needs ownership of query parameter accountId' });
+  expect(ran).toEqual(['/api/account-service/get-account']);
+});
+
+test('owners binds a JSON body field of a POST route to a claim', async () => {
+  const auth = await as({ role: 'customer', sub: 7 });
+  expect((await request(url).post('/api/account-service/create-account').set('Authorization', auth).send({ ownerId: 7 })).status).toBe(200);
+  expect((await request(url).post('/api/account-service/create-account').set('Authorization', auth).send({ ownerId: 8 })).status).toBe(403);
+  expect((await request(url).post('/api/account-service/create-account').set('Authorization', auth).send({})).status).toBe(403);
+});
+
+test('own on a route with nothing to own never lists everything; any does', async () => {
+  expect((await request(url).get('/api/account-service/get-all-accounts').set('Authorization', await as({ role: 'customer' }))).status).toBe(403);
+  expect((await request(url).get('/api/account-service/get-all-accounts').set('Authorization', await as({ role: 'banker' }))).status).toBe(200);
+});
+
+test('$extend: the banker holds the customer grants', async () => {
+  const auth = await as({ role: 'banker', accounts: 'acc-9' });
+  expect((await request(url).get('/api/account-service/get-account?accountId=acc-9').set('Authorization', auth)).status).toBe(200);
+  expect((await request(url).delete('/api/account-service/delete-account?accountId=x').set('Authorization', auth)).status).toBe(200);
+});
+
+test('401 without a token (bare challenge) and with a bad one (invalid_token)', async () => {
+  const none = await request(url).delete('/api/account-service/delete-account?accountId=x');
+  expect(none.status).toBe(401);
+  expect(none.headers['www-authenticate']).toBe('Bearer');
+  const bad = await request(url).delete('/api/account-service/delete-account?accountId=x').set('Authorization', 'Bearer x.y.z');
+  expect(bad.status).toBe(401);
+  expect(bad.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+  expect(bad.body).toEqual({ error: 'Unauthorized', message: 'the bearer token is invalid' });
+  expect(ran).toEqual([]);
+});
+
+test('decisions are logged with the route as the operation', async () => {
+  events.length = 0;
+  await request(url).delete('/api/account-service/delete-account?accountId=x').set('Authorization', await as({ role: 'customer' }));
+  expect(events).toEqual([expect.objectContaining({ operation: 'DELETE /api/account-service/delete-account', result: 'deny' })]);
+});
+
+describe('bad configurations fail when the app is built', () => {
+  const build = (options: Partial<SvcAclOptions>) => () => new SvcApi().interceptAll(svcAcl({ handler: bearerJwt(HS256), acl: ACL, ...options } as SvcAclOptions)).from(new SvcContainer().ofLocal(AccountService)).app;
+  test('an ACL naming a path that is no route', () => {
+    expect(build({ acl: { customer: { '/api/account-service/get-acount': { 'read:any': ['*'] } } } })).toThrow(ConfigError);
+    expect(build({ acl: { customer: { '/api/account-service/get-acount': { 'read:any': ['*'] } } } })).toThrow('/api/account-service/get-acount is not a path of the OpenAPI document');
+  });
+  test('owners naming a method that is no route', () => {
+    expect(build({ owners: { 'accountService.getAcount': { accountId: 'accounts' } } })).toThrow('accountService.getAcount is no route of the API');
+  });
+  test('options are validated when svcAcl is called', () => {
+    expect(() => svcAcl({ acl: ACL } as SvcAclOptions)).toThrow('handler must be the function bearerJwt(config) returns');
+    expect(() => svcAcl({ handler: bearerJwt(HS256), acl: ACL, owners: { getAccount: {} } })).toThrow('owners keys are "<instance>.<method>"');
+  });
+});
