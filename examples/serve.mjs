@@ -1,11 +1,13 @@
-// `make run`: the example users API, twice, guarded by the same policy:
-//   127.0.0.1:3000  @oas-tools/core with bearerJwt (security handler) and BearerJWT (access control)
-//   127.0.0.1:3001  plain Express with bearerJwtAcl
-// It prints curl lines with demo tokens. PORT moves both (PORT and PORT+1; PORT=0 picks free ports).
+// `make run`: the examples, each on its own port of 127.0.0.1:
+//   3000  the users API on @oas-tools/core, with bearerJwt (security handler) and BearerJWT (access control)
+//   3001  the same API on plain Express with bearerJwtAcl
+//   3002  the seed's services on SvcApi (library B)
+// It prints curl lines with demo tokens. PORT moves all three (PORT..PORT+2; PORT=0 picks free ports).
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
+import { seedApi } from './svc/api.mjs';
 import { users } from './users-api/store.mjs';
 
 const require = createRequire(import.meta.url);
@@ -68,10 +70,12 @@ const sign = (claims) =>
 
 const oasUrl = await listen(await oasToolsApp(), PORT);
 const expressUrl = await listen(expressApp(), PORT === 0 ? 0 : PORT + 1);
+const svcServer = await seedApi().listen(PORT === 0 ? 0 : PORT + 2, HOST);
+const svcUrl = `http://${HOST}:${svcServer.address().port}/api`;
 const user = await sign({ sub: 'u1', role: 'user', userId: [1, 3, 5], accounts: ['acc-1'] });
 const admin = await sign({ sub: 'a1', role: 'admin' });
 
-console.log(`svcgate example users API\n  @oas-tools/core + bearerJwt + BearerJWT: ${oasUrl}\n  Express + bearerJwtAcl:                  ${expressUrl}\n`);
+console.log(`svcgate examples\n  @oas-tools/core + bearerJwt + BearerJWT: ${oasUrl}\n  Express + bearerJwtAcl:                  ${expressUrl}\n  SvcApi (library B):                      ${svcUrl}\n`);
 for (const url of [oasUrl, expressUrl]) {
   console.log(`# ${url}`);
   console.log('# a user who owns users 1, 3 and 5: 200 for /users/3, 403 for /users/2:');
@@ -86,3 +90,11 @@ for (const url of [oasUrl, expressUrl]) {
   console.log(`curl -i -H 'Authorization: Bearer not.a.token' ${url}/users/1`);
   console.log('');
 }
+console.log(`# ${svcUrl} (library B)`);
+console.log('# without an Authorization header the interceptor answers 401; with one, the services run:');
+console.log(`curl -i -X POST ${svcUrl}/user-service/create-user -H 'Content-Type: application/json' -d '{"name":"Ada"}'`);
+console.log(`curl -i -X POST -H 'Authorization: Bearer demo' ${svcUrl}/user-service/create-user -H 'Content-Type: application/json' -d '{"name":"Ada"}'`);
+console.log('# createAccount: 201 from the after-interceptor; a missing owner is ValidationError, mapped to 400:');
+console.log(`curl -i -X POST -H 'Authorization: Bearer demo' ${svcUrl}/account-service/create-account -H 'Content-Type: application/json' -d '{"owner":"Ada"}'`);
+console.log(`curl -i -X POST -H 'Authorization: Bearer demo' ${svcUrl}/account-service/create-account -H 'Content-Type: application/json' -d '{}'`);
+console.log(`curl -i -H 'Authorization: Bearer demo' ${svcUrl}/account-service/get-all-accounts`);

@@ -4,5 +4,5 @@ export { Evaluator, denied, type Decision, type PolicyInput } from './evaluator'
 export { decide, type CheckOwnership, type DecideOptions, type DecisionResult } from './decide';
 export { buildInput, type RequestParts, type VerifiedPayload } from './build-input';
 export { createOperationMatcher, type OperationMatch, type OperationMatcher } from './match-operation';
-export { serializeClaimValue, serializeRequestValue } from './serialize-param';
+export { serializeBodyValue, serializeClaimValue, serializeRequestValue } from './serialize-param';
 export * from './data-document';

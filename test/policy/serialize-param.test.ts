@@ -1,5 +1,4 @@
-import { serializeClaimValue, serializeRequestValue, type ParamSpec, type SchemaType } from '../../src/policy';
-import { serializeBodyValue } from '../../src/policy/serialize-param';
+import { serializeBodyValue, serializeClaimValue, serializeRequestValue, type ParamSpec, type SchemaType } from '../../src/policy';
 
 function param(style: ParamSpec['style'], explode: boolean, type: SchemaType, items: SchemaType | null = null, location: ParamSpec['in'] = 'path'): ParamSpec {
   return { name: 'color', in: location, style, explode, type, items, binding: 'color', owned: true };

@@ -1,0 +1,43 @@
+// The seed's services for library B: every public method becomes a route /api/<service>/<method>.
+export class ValidationError extends Error {
+  name = 'ValidationError';
+}
+
+export class UserService {
+  #users = new Map();
+
+  // One object argument: every service of the container, by instance name.
+  constructor(services) {
+    this.services = services;
+  }
+
+  createUser({ name, email } = {}) {
+    if (typeof name !== 'string' || name === '') throw new ValidationError('name is required');
+    const user = { id: this.#users.size + 1, name, email };
+    this.#users.set(user.id, user);
+    return user;
+  }
+
+  _countUsers() {
+    return this.#users.size; // a _private method: not a route
+  }
+}
+
+export class AccountService {
+  #accounts = [];
+
+  constructor(services) {
+    this.services = services;
+  }
+
+  getAllAccounts() {
+    return this.#accounts;
+  }
+
+  createAccount({ owner } = {}) {
+    if (typeof owner !== 'string') throw new ValidationError('owner is required');
+    const account = { id: `acc-${this.#accounts.length + 1}`, owner, users: this.services.userService._countUsers() };
+    this.#accounts.push(account);
+    return account;
+  }
+}
