@@ -9,6 +9,7 @@ export const aclOptionsShape = {
   roleBinding: z.string().min(1, { error: 'roleBinding must name a claim' }).optional(),
   checkOwnership: fn<CheckOwnership>('checkOwnership').optional(),
   decisionLog: fn<DecisionLog>('decisionLog').optional(),
+  decisionCacheSize: z.number().int().nonnegative({ error: 'decisionCacheSize must be a whole number, 0 for no cache' }).optional(),
 };
 
 export interface AclOptions {
@@ -16,4 +17,6 @@ export interface AclOptions {
   roleBinding?: string;
   checkOwnership?: CheckOwnership;
   decisionLog?: DecisionLog;
+  /** Decisions remembered per compiled ACL (see EvaluatorOptions); default 10,000, 0 for none. */
+  decisionCacheSize?: number;
 }

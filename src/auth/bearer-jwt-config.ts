@@ -37,6 +37,10 @@ const configSchema = z
       .optional(),
     /** Longer Authorization headers are refused before any parsing. */
     maxHeaderBytes: z.number().int().positive().default(8192),
+    /** Verified tokens remembered by their exact text; `false` turns the cache off. */
+    cache: z
+      .union([z.literal(false), z.object({ size: z.number().int().nonnegative().default(10_000), ttlSeconds: z.number().positive().default(300) }).strict()])
+      .default({ size: 10_000, ttlSeconds: 300 }),
   })
   .strict();
 
@@ -46,6 +50,8 @@ export interface VerifierSettings {
   key: Uint8Array | KeyObject | JWTVerifyGetKey;
   options: JWTVerifyOptions & { algorithms: string[] };
   maxHeaderBytes: number;
+  /** size 0: no cache. maxTokenAgeSeconds: a bound on cached entries when maxTokenAge is a number. */
+  cache: { size: number; ttlSeconds: number; maxTokenAgeSeconds: number | undefined };
 }
 
 /** Validates the configuration and imports the key once, at creation. */
@@ -61,7 +67,10 @@ export function readBearerJwtConfig(input: unknown): VerifierSettings {
     ...(config.maxTokenAge === undefined ? {} : { maxTokenAge: config.maxTokenAge }),
     ...(config.requiredClaims === undefined ? {} : { requiredClaims: config.requiredClaims }),
   };
-  return { key, options, maxHeaderBytes: config.maxHeaderBytes };
+  // A maxTokenAge given as a jose duration string cannot be bounded here, so such tokens are not cached.
+  const uncachedAge = typeof config.maxTokenAge === 'string';
+  const cache = config.cache === false || uncachedAge ? { size: 0, ttlSeconds: 0, maxTokenAgeSeconds: undefined } : { ...config.cache, maxTokenAgeSeconds: config.maxTokenAge as number | undefined };
+  return { key, options, maxHeaderBytes: config.maxHeaderBytes, cache };
 }
 
 /** Both spellings are accepted (the original library's `algoritms` too), but not in disagreement. */

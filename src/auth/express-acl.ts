@@ -46,7 +46,7 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
   if (Object.values(data.operations).every((operation) => !operation.secured)) {
     throw new ConfigError('<bearerJwtAcl options>', '$.acl', `no operation of the document requires the scheme ${scheme}`, 'add security: [{ <scheme>: [] }] to the document or its operations');
   }
-  const evaluator = Evaluator.createSync(data);
+  const evaluator = Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize });
   const match = createOperationMatcher(data.operations);
   const prefixes = serverPrefixes(document.servers);
   const guard: Guard = {

@@ -71,7 +71,7 @@ export class BearerJWT {
       if (declaration === undefined) continue;
       roleBinding ??= inDocument.roleBinding;
       const data = compileAcl({ openapi, acl: declaration, scheme });
-      guards.push({ scheme, data, evaluator: await Evaluator.create(data) });
+      guards.push({ scheme, data, evaluator: await Evaluator.create(data, { decisionCacheSize: options.decisionCacheSize }) });
     }
     const unknown = Object.keys(options.acl ?? {}).filter((scheme) => !(scheme in schemes));
     if (unknown.length > 0) throw new ConfigError(FILE, `$.acl.${unknown[0]}`, `the document has no security scheme ${unknown[0]}`, `use one of: ${Object.keys(schemes).join(', ')}`);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadPolicy, loadPolicySync, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
 import type { DataDocument, Possession } from './data-document';
+import { deepFreeze, LruCache } from './lru-cache';
 import { policyWasmPath } from './policy-wasm-path';
 
 /** What an adapter tells the policy about one request. See the README, "Policy input". */
@@ -31,6 +32,16 @@ export interface Decision {
 }
 
 const ENTRYPOINT = 'svcgate/authz/decision';
+const encoder = new TextEncoder();
+
+export interface EvaluatorOptions {
+  /**
+   * How many decisions to remember, keyed by the whole input (operation, roles, serialized
+   * parameters and claims, ownership results) and dropped when the data changes. Default 10,000;
+   * 0 turns the cache off.
+   */
+  decisionCacheSize?: number;
+}
 
 let shipped: { bytes: Buffer; revision: string } | undefined;
 
@@ -53,18 +64,23 @@ export function denied(reason: string): Decision {
  * `evaluate` never throws: any error on the way to a decision is a deny with a reason.
  */
 export class Evaluator {
+  private cache: LruCache<string, Decision>;
+
   private constructor(
     private policy: LoadedPolicy,
     private current: DataDocument,
-  ) {}
+    private readonly cacheSize: number,
+  ) {
+    this.cache = new LruCache(cacheSize);
+  }
 
-  static async create(data: DataDocument): Promise<Evaluator> {
-    return new Evaluator(withData(await loadPolicy(readPolicy().bytes, MEMORY), data), data);
+  static async create(data: DataDocument, options: EvaluatorOptions = {}): Promise<Evaluator> {
+    return new Evaluator(withData(await loadPolicy(readPolicy().bytes, MEMORY), data), data, options.decisionCacheSize ?? 10_000);
   }
 
   /** For adapters that are created synchronously and must fail at start-up, not on a request. */
-  static createSync(data: DataDocument): Evaluator {
-    return new Evaluator(withData(loadPolicySync(readPolicy().bytes, MEMORY), data), data);
+  static createSync(data: DataDocument, options: EvaluatorOptions = {}): Evaluator {
+    return new Evaluator(withData(loadPolicySync(readPolicy().bytes, MEMORY), data), data, options.decisionCacheSize ?? 10_000);
   }
 
   /** A hash of policy.wasm, so decision logs say which policy decided. */
@@ -81,14 +97,21 @@ export class Evaluator {
   }
 
   evaluate(input: PolicyInput): Decision {
+    let text: string;
     let resultSet: unknown;
     try {
-      resultSet = this.policy.evaluate(input, ENTRYPOINT);
+      // Serialized once: the text is both the cache key and what the Wasm module reads.
+      text = JSON.stringify(input);
+      const cached = this.cache.get(text);
+      if (cached) return cached;
+      resultSet = this.policy.evaluate(encoder.encode(text).buffer, ENTRYPOINT);
     } catch (error) {
       // opa-wasm throws strings as well as Errors.
       return denied(`policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`);
     }
-    return readDecision(resultSet);
+    const decision = deepFreeze(readDecision(resultSet));
+    this.cache.set(text, decision);
+    return decision;
   }
 
   /** Loads new data into a fresh instance, then swaps; evaluations in between use the old data. */
@@ -96,6 +119,7 @@ export class Evaluator {
     const next = withData(await loadPolicy(readPolicy().bytes, MEMORY), data);
     this.policy = next;
     this.current = data;
+    this.cache = new LruCache(this.cacheSize);
   }
 }
 

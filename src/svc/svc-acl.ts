@@ -57,7 +57,7 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
     const described = withOwners(withBearerScheme(openapi), config.owners, routes);
     data = compileAcl({ openapi: described, acl: config.acl, scheme: SCHEME });
     const aclOptions: AclOptions = { roleBinding: config.roleBinding, checkOwnership: config.checkOwnership, decisionLog: config.decisionLog };
-    guard = { evaluator: Evaluator.createSync(data), handler: config.handler, options: aclOptions };
+    guard = { evaluator: Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize }), handler: config.handler, options: aclOptions };
   };
   return interceptor;
 }

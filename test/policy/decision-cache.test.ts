@@ -1,0 +1,58 @@
+import { join } from 'node:path';
+import { compileAcl, Evaluator, type PolicyInput } from '../../src/policy';
+
+// The decision cache may only ever return what the policy would say for the same input and data:
+// these cases first put an allow in the cache, then ask something that must be denied.
+const EXAMPLE = join(__dirname, '../../examples/users-api');
+const data = compileAcl({ openapi: join(EXAMPLE, 'openapi.yaml'), acl: join(EXAMPLE, 'permissions.yaml') });
+const owner: PolicyInput = { operation: 'GET /users/{userId}', role: 'user', params: { 'path:userId': ['3'] }, claims: { 'path:userId': ['3'] } };
+
+let evaluator: Evaluator;
+beforeEach(async () => {
+  evaluator = await Evaluator.create(data);
+  expect(evaluator.evaluate(owner).allow).toBe(true);
+});
+
+test('a repeated input is answered from the cache with the same decision object', () => {
+  expect(evaluator.evaluate({ ...owner })).toBe(evaluator.evaluate(owner));
+});
+
+test('another parameter value is not the cached allow', () => {
+  expect(evaluator.evaluate({ ...owner, params: { 'path:userId': ['4'] } }).allow).toBe(false);
+});
+
+test('another role (another token) is not the cached allow', () => {
+  expect(evaluator.evaluate({ ...owner, role: 'guest' }).allow).toBe(false);
+  expect(evaluator.evaluate({ ...owner, role: undefined }).allow).toBe(false);
+});
+
+test('other claims are not the cached allow', () => {
+  expect(evaluator.evaluate({ ...owner, claims: { 'path:userId': ['5'] } }).allow).toBe(false);
+});
+
+test('another ownership check result is not the cached allow', () => {
+  const checked = { ...owner, checks: { 'path:userId': true } };
+  expect(evaluator.evaluate(checked).allow).toBe(true);
+  expect(evaluator.evaluate({ ...owner, checks: { 'path:userId': false } }).allow).toBe(false);
+});
+
+test('after a data swap the cached allow is gone', async () => {
+  await evaluator.setData(compileAcl({ openapi: join(EXAMPLE, 'openapi.yaml'), acl: { user: {} } }));
+  expect(evaluator.evaluate(owner).allow).toBe(false);
+});
+
+test('cached decisions cannot be changed by a caller', () => {
+  const decision = evaluator.evaluate(owner);
+  expect(() => {
+    (decision as { allow: boolean }).allow = false;
+  }).toThrow(TypeError);
+  expect(() => (decision.attributes as string[]).push('password')).toThrow(TypeError);
+  expect(evaluator.evaluate(owner).attributes).toEqual(['!password', '*']);
+});
+
+test('decisionCacheSize 0 turns the cache off; the answers are the same', async () => {
+  const uncached = await Evaluator.create(data, { decisionCacheSize: 0 });
+  const first = uncached.evaluate(owner);
+  expect(uncached.evaluate(owner)).not.toBe(first);
+  expect(uncached.evaluate(owner)).toEqual(first);
+});
