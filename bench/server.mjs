@@ -1,0 +1,82 @@
+// One benchmark scenario per process (the @oas-tools/core chain is module state, and a server must
+// not share its event loop with the load generator). Usage: node server.mjs <scenario>; prints
+// "PORT <n>" once listening on 127.0.0.1.
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { JWT } from './tokens.mjs';
+
+const require = createRequire(import.meta.url);
+const HERE = dirname(fileURLToPath(import.meta.url));
+const EXAMPLE = join(HERE, '../examples/users-api');
+const OPENAPI = join(EXAMPLE, 'openapi.yaml');
+const ACL = { bearerAuth: join(EXAMPLE, 'permissions.yaml') };
+const user = (id) => ({ id, name: `user ${id}`, email: `u${id}@example.test`, password: 'secret' });
+
+class UserService {
+  getUser({ userId }) {
+    return user(Number(userId));
+  }
+}
+
+const scenarios = {
+  // Library A's twins: the same route, bare and guarded.
+  'express-bare': () => {
+    const app = require('express')();
+    app.get('/api/v1/users/:userId', (req, res) => res.json(user(Number(req.params.userId))));
+    return app;
+  },
+  'express-acl': () => {
+    const { bearerJwt, bearerJwtAcl } = require('svcgate/auth');
+    const app = require('express')();
+    app.use(bearerJwtAcl({ openapi: OPENAPI, handler: bearerJwt(JWT), acl: ACL }));
+    app.get('/api/v1/users/:userId', (req, res) => res.json(req.auth.filter(user(Number(req.params.userId)))));
+    return app;
+  },
+  'oas-bare': () => oasTools(false),
+  'oas-acl': () => oasTools(true),
+  // Library B's twins: a hand-written route, the same method through SvcApi, and with svcAcl.
+  handwritten: () => {
+    const app = require('express')();
+    const service = new UserService();
+    app.get('/api/user-service/get-user', (req, res) => res.json(service.getUser(req.query)));
+    return app;
+  },
+  svcapi: () => svcApi(false),
+  'svcapi-acl': () => svcApi(true),
+};
+
+async function oasTools(guarded) {
+  const oas = require('@oas-tools/core');
+  const { bearerJwt, BearerJWT, jwtErrorHandler } = require('svcgate/auth');
+  if (guarded) oas.use(BearerJWT, { acl: ACL }, 2);
+  const app = require('express4')();
+  app.use(require('express4').json());
+  await oas.initialize(app, {
+    oasFile: OPENAPI,
+    packageJSON: join(HERE, '../package.json'),
+    logger: { level: 'error', customLogger: { info() {}, warn() {}, error() {}, debug() {}, configure() {} } },
+    middleware: {
+      router: { controllers: join(EXAMPLE, 'controllers') },
+      validator: { requestValidation: true, responseValidation: false },
+      swagger: { disable: true },
+      security: guarded ? { disable: false, auth: { bearerAuth: bearerJwt(JWT) } } : { disable: true },
+      error: { customHandler: jwtErrorHandler },
+    },
+  });
+  return app;
+}
+
+function svcApi(guarded) {
+  const { SvcApi, SvcContainer, svcAcl } = require('svcgate/svc');
+  const { bearerJwt } = require('svcgate/auth');
+  const api = new SvcApi();
+  if (guarded) {
+    const acl = { user: { '/api/user-service/get-user': { 'read:own': ['*', '!password'] } } };
+    api.interceptAll(svcAcl({ handler: bearerJwt(JWT), acl, owners: { 'userService.getUser': { userId: 'userId' } } }));
+  }
+  return api.from(new SvcContainer().ofLocal(UserService)).app;
+}
+
+const app = await scenarios[process.argv[2]]();
+const server = app.listen(0, '127.0.0.1', () => console.log(`PORT ${server.address().port}`));
