@@ -56,7 +56,7 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
   };
 
   const find = (req: Request): OperationMatch | undefined => {
-    const pathname = new URL(req.originalUrl ?? req.url ?? '/', 'http://localhost').pathname;
+    const pathname = pathOf(req);
     for (const prefix of prefixes) {
       if (pathname !== prefix && !pathname.startsWith(`${prefix}/`)) continue;
       const found = match(req.method ?? 'GET', pathname.slice(prefix.length) || '/');
@@ -69,8 +69,15 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
     const found = find(req);
     if (!found) {
       if (config.unknownOperations === 'pass') return next();
-      return answerJson(res, 404, 'NotFound', `no operation of the API matches ${req.method} ${new URL(req.originalUrl ?? req.url ?? '/', 'http://localhost').pathname}`);
+      return answerJson(res, 404, 'NotFound', `no operation of the API matches ${req.method} ${pathOf(req)}`);
     }
     if (await guardRequest(guard, found, req, res)) next();
   };
+}
+
+/** The path of the request as sent (still percent-encoded; the matcher decodes each segment). */
+function pathOf(req: Request): string {
+  const url = req.originalUrl ?? req.url ?? '/';
+  const end = url.search(/[?#]/);
+  return end === -1 ? url : url.slice(0, end);
 }

@@ -40,7 +40,8 @@ export async function guardRequest(guard: Guard, found: OperationMatch, req: Gua
       return false;
     }
   }
-  const { decision } = await authorize(guard.evaluator, found, req, payload, guard.options);
+  const pending = authorize(guard.evaluator, found, req, payload, guard.options);
+  const { decision } = pending instanceof Promise ? await pending : pending;
   if (!decision.allow) {
     // RFC 6750, 3.1: a request without credentials gets the bare challenge, no error code.
     if (header === undefined) {

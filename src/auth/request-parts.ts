@@ -12,16 +12,24 @@ export interface HttpRequest {
 /**
  * The raw parts parameters are read from. The query string is parsed here rather than taken from
  * `req.query`, because Express's parser turns `a[b]=1` into objects and the serialization rules
- * need the values as they were sent.
+ * need the values as they were sent. Query and cookies are parsed only if a parameter reads them.
  */
 export function requestParts(req: HttpRequest, pathParams: Record<string, string>): RequestParts {
-  const url = req.originalUrl ?? req.url ?? '';
-  const queryStart = url.indexOf('?');
+  let query: URLSearchParams | undefined;
+  let cookies: Record<string, string> | undefined;
   return {
     pathParams,
-    query: new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1)),
+    get query() {
+      const url = req.originalUrl ?? req.url ?? '';
+      const queryStart = url.indexOf('?');
+      query ??= new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
+      return query;
+    },
     headers: req.headers,
-    cookies: parseCookies(req.headers.cookie),
+    get cookies() {
+      cookies ??= parseCookies(req.headers.cookie);
+      return cookies;
+    },
     body: req.body,
   };
 }

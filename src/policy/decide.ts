@@ -19,23 +19,27 @@ export interface DecisionResult {
  * The one road from a request to a decision, shared by every adapter. With `checkOwnership`,
  * the policy is asked first without ownership results; only if it answers that `own` was granted
  * (and `any` was not) are the checks run and the policy asked again with their results.
+ * Without checks to run the answer is immediate (no promise), which the adapters' hot path uses;
+ * `await` works on both.
  */
-export async function decide(
+export function decide(
   evaluator: Evaluator,
   key: string,
   operation: OperationSpec,
   request: RequestParts,
   payload: VerifiedPayload | undefined,
   options: DecideOptions = {},
-): Promise<DecisionResult> {
+): DecisionResult | Promise<DecisionResult> {
   const { checkOwnership } = options;
   const input = buildInput(key, operation, request, payload, options.roleBinding);
   if (checkOwnership) input.checks = {};
   const first = evaluator.evaluate(input);
   if (first.allow || first.possession !== 'own' || !checkOwnership || payload === undefined) return { decision: first, input };
 
-  const checked: PolicyInput = { ...input, checks: await runChecks(checkOwnership, operation, input, payload) };
-  return { decision: evaluator.evaluate(checked), input: checked };
+  return runChecks(checkOwnership, operation, input, payload).then((checks) => {
+    const checked: PolicyInput = { ...input, checks };
+    return { decision: evaluator.evaluate(checked), input: checked };
+  });
 }
 
 async function runChecks(check: CheckOwnership, operation: OperationSpec, input: PolicyInput, payload: VerifiedPayload): Promise<Record<string, boolean>> {
