@@ -130,18 +130,15 @@ async function evaluatorAlone() {
   timeDecisions(warm, inputs, 20_000);
   const cached = timeDecisions(warm, inputs, 200_000);
 
-  // Memory: a million decisions on distinct inputs (so the cache keeps turning over).
-  const memory = await Evaluator.create(data);
-  const rss = {};
-  globalThis.gc?.();
-  for (let i = 1; i <= 1_000_000; i++) {
-    memory.evaluate({ operation: 'GET /users/{userId}', role: 'user', params: { 'path:userId': [String(i)] }, claims: { 'path:userId': ['1'] } });
-    if (i === 100_000 || i === 1_000_000) {
-      globalThis.gc?.();
-      rss[i] = process.memoryUsage().rss;
-    }
-  }
-  return { uncached, cached, rss100k: rss[100_000], rss1m: rss[1_000_000] };
+  return { uncached, cached, ...(await memoryGrowth()) };
+}
+
+/** Resident memory after 100,000 and 1,000,000 decisions, in a fresh process of its own. */
+function memoryGrowth() {
+  const child = spawn(process.execPath, ['--expose-gc', join(HERE, 'memory.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(output)) : reject(new Error(`memory.mjs exited with ${code}`)))));
 }
 
 /** 1,000 roles x 1,000 paths: compile and load into the evaluator. */
@@ -184,7 +181,7 @@ const lines = [
   `| uncached (decision cache off) | ${fmt(alone.uncached.p50, 2)} | ${fmt(alone.uncached.p99, 2)} | <= 10 ${alone.uncached.p50 <= 10 ? 'met' : 'MISSED'} |`,
   `| cached | ${fmt(alone.cached.p50, 2)} | ${fmt(alone.cached.p99, 2)} | <= 1 ${alone.cached.p50 <= 1 ? 'met' : 'MISSED'} |`,
   '',
-  `Resident memory: ${fmt(alone.rss100k / 2 ** 20, 1)} MiB after 100,000 decisions, ${fmt(alone.rss1m / 2 ** 20, 1)} MiB after 1,000,000 (${fmt((alone.rss1m / alone.rss100k - 1) * 100, 1)}%; target within 10%).`,
+  `Resident memory (a fresh process, after a GC): ${fmt(alone.rss100k / 2 ** 20, 1)} MiB after 100,000 decisions, ${fmt(alone.rss1m / 2 ** 20, 1)} MiB after 1,000,000: ${fmt((alone.rss1m / alone.rss100k - 1) * 100, 1)}% (target: no more than 10% growth, ${alone.rss1m <= alone.rss100k * 1.1 ? 'met' : 'MISSED'}).`,
   '',
   `Large ACL (1,000 roles x 1,000 paths, ${fmt(large.bytes / 2 ** 20, 1)} MiB of data): compiled in ${fmt(large.compileMs)} ms, loaded into the evaluator in ${fmt(large.loadMs)} ms.`,
   '',

@@ -102,15 +102,15 @@ export class Evaluator {
     try {
       // Serialized once: the text is both the cache key and what the Wasm module reads.
       text = JSON.stringify(input);
-      const cached = this.cache.get(text);
+      const cached = this.cacheSize > 0 ? this.cache.get(text) : undefined;
       if (cached) return cached;
       resultSet = this.policy.evaluate(encoder.encode(text).buffer, ENTRYPOINT);
     } catch (error) {
       // opa-wasm throws strings as well as Errors.
       return denied(`policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const decision = deepFreeze(readDecision(resultSet));
-    this.cache.set(text, decision);
+    const decision = readDecision(resultSet);
+    if (this.cacheSize > 0) this.cache.set(text, deepFreeze(decision));
     return decision;
   }
 
