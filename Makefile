@@ -3,7 +3,7 @@
 # the TypeScript build.
 SHELL := /bin/bash
 
-.PHONY: build run test test-policy bench lint opa clean
+.PHONY: build run test test-policy fuzz bench lint opa clean
 
 build: node_modules/.package-lock.json opa dist/cjs/index.js dist/policy.wasm
 
@@ -27,6 +27,9 @@ test: build
 
 test-policy: opa
 	bash scripts/test-policy.sh
+
+fuzz: build
+	bash scripts/fuzz.sh
 
 lint: node_modules/.package-lock.json
 	bash scripts/lint-rego.sh

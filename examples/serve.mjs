@@ -41,10 +41,17 @@ async function oasToolsApp() {
       validator: { requestValidation: true, responseValidation: false },
       swagger: { disable: true },
       security: { disable: false, auth: { bearerAuth: bearerJwt(JWT) } },
-      error: { customHandler: jwtErrorHandler },
+      // JSON the body parser cannot read is the client's error, not the host's default 500.
+      error: { customHandler: (error, send) => (error.type === 'entity.parse.failed' ? send(400, { error: 'BadRequest', message: 'the request body is not valid JSON' }) : jwtErrorHandler(error, send)) },
     },
   });
+  app.use(notFound);
   return app;
+}
+
+/** Express's own 404 is an HTML page; an API answers JSON. */
+function notFound(req, res) {
+  res.status(404).json({ error: 'NotFound', message: `no route ${req.method} ${req.path}` });
 }
 
 function expressApp() {
@@ -62,6 +69,7 @@ function expressApp() {
     res.status(204).end();
   });
   app.get('/api/v1/accounts/:accountId', (req, res) => res.json({ id: req.params.accountId, balance: 100 }));
+  app.use(notFound);
   return app;
 }
 

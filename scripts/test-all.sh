@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test suite, then one closing line with the totals.
+# Every test suite (Rego, jest, the schemathesis fuzz runs), then one closing line with the totals.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p build
@@ -13,8 +13,12 @@ npx jest --ci --json --outputFile=build/jest.json
 jest_status=$?
 read -r jest_passed jest_failed < <(node -e 'const r = require("./build/jest.json"); console.log(r.numPassedTests, r.numFailedTests + r.numRuntimeErrorTestSuites)' 2>/dev/null || echo "0 1")
 
-passed=$(( ${rego_passed:-0} + jest_passed ))
-failed=$(( ${rego_failed:-0} + jest_failed ))
-echo "Rego: ${rego_passed:-0} passed; jest: ${jest_passed} passed"
+bash scripts/fuzz.sh
+fuzz_status=$?
+fuzz_passed=$(( fuzz_status == 0 ? 1 : 0 ))
+
+passed=$(( ${rego_passed:-0} + jest_passed + fuzz_passed ))
+failed=$(( ${rego_failed:-0} + jest_failed + 1 - fuzz_passed ))
+echo "Rego: ${rego_passed:-0} passed; jest: ${jest_passed} passed; fuzz (schemathesis, 6 runs): $([ $fuzz_status -eq 0 ] && echo passed || echo FAILED)"
 echo "${passed} passed, ${failed} failed"
-[ "$rego_status" -eq 0 ] && [ "$jest_status" -eq 0 ] && [ "$failed" -eq 0 ]
+[ "$rego_status" -eq 0 ] && [ "$jest_status" -eq 0 ] && [ "$fuzz_status" -eq 0 ] && [ "$failed" -eq 0 ]
