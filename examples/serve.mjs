@@ -11,6 +11,7 @@ import { seedApi } from './svc/api.mjs';
 import { users } from './users-api/store.mjs';
 
 const require = createRequire(import.meta.url);
+// Express 4, which @oas-tools/core 3.1 is built for (installed here under the alias express4).
 const express = require('express4');
 const oasTools = require('@oas-tools/core');
 const { bearerJwt, bearerJwtAcl, BearerJWT, jwtErrorHandler } = require('svcgate/auth');

@@ -38,6 +38,7 @@ export class SvcApi {
   private statuses: Record<string, number> = {};
   private built: Express | undefined;
   private description: RoutesOpenApi | undefined;
+  private routesCache: SvcRoute[] | undefined;
 
   constructor(private readonly options: SvcApiOptions = {}) {}
 
@@ -48,23 +49,27 @@ export class SvcApi {
   }
 
   interceptAll(interceptor: Interceptor): this {
+    this.unbuilt('interceptAll');
     this.before.push(checkFunction(interceptor, 'interceptAll'));
-    return this.unbuilt('interceptAll');
+    return this;
   }
 
   intercept(map: InterceptorMap): this {
+    this.unbuilt('intercept');
     this.beforeMaps.push(checkMap(map, 'intercept'));
-    return this.unbuilt('intercept');
+    return this;
   }
 
   interceptAllAfter(interceptor: Interceptor): this {
+    this.unbuilt('interceptAllAfter');
     this.after.push(checkFunction(interceptor, 'interceptAllAfter'));
-    return this.unbuilt('interceptAllAfter');
+    return this;
   }
 
   interceptAfter(map: InterceptorMap): this {
+    this.unbuilt('interceptAfter');
     this.afterMaps.push(checkMap(map, 'interceptAfter'));
-    return this.unbuilt('interceptAfter');
+    return this;
   }
 
   /** `{ <error name>: <status> }`: a thrown error with that `name` is answered with that status. */
@@ -72,8 +77,9 @@ export class SvcApi {
     for (const [name, status] of Object.entries(statuses)) {
       if (!Number.isInteger(status) || status < 400 || status > 599) throw new RangeError(`withErrors: the status for ${name} must be an integer from 400 to 599, got ${String(status)}`);
     }
+    this.unbuilt('withErrors');
     this.statuses = { ...this.statuses, ...statuses };
-    return this.unbuilt('withErrors');
+    return this;
   }
 
   /** The Express app, built on first use; mount it in another app or hand it to supertest. */
@@ -103,8 +109,6 @@ export class SvcApi {
       server.once('error', reject);
     });
   }
-
-  private routesCache: SvcRoute[] | undefined;
 
   private routes(): SvcRoute[] {
     if (!this.container) throw new Error('SvcApi: call from(container) first');
