@@ -389,6 +389,14 @@ describe('listen and app', () => {
     await new Promise((resolve) => started.close(resolve));
   });
 
+  test('configuring after the app was built is an error, and changes nothing', async () => {
+    const built = api();
+    const { app } = built;
+    expect(() => built.interceptAll(() => undefined)).toThrow('SvcApi: interceptAll() after the app was built; configure first');
+    expect(() => built.withErrors({ Other: 400 })).toThrow('withErrors() after the app was built');
+    expect((await request(app).get('/api/http-service/get-status')).status).toBe(200);
+  });
+
   test('the app mounts under an existing Express app', async () => {
     const host = require('express')();
     host.use('/v2', api().app);
