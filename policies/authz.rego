@@ -95,15 +95,14 @@ subject_roles := {name | some name in input.role} if {
 
 role_claim_present if "role" in object.keys(input)
 
-role_graph[name] := definition.extends if some name, definition in data.svcgate.acl.roles
-
 # Each grant that applies: which caller role it came through, its possession and its attributes.
-# `$extend` is followed with graph.reachable, so a role also holds the grants of every role it
-# extends, transitively. An empty attribute list grants nothing.
+# `$extend` is followed with graph.reachable over data.svcgate.acl.extends, so a role also holds
+# the grants of every role it extends, transitively; only what the caller's roles reach is walked.
+# An empty attribute list grants nothing.
 grants contains {"role": subject, "possession": wanted, "attributes": granted} if {
 	operation.secured == true
 	some subject in subject_roles
-	some declared in graph.reachable(role_graph, {subject})
+	some declared in graph.reachable(data.svcgate.acl.extends, {subject})
 	some wanted in ["any", "own"]
 	granted := data.svcgate.acl.roles[declared].grants[operation.resource][concat(":", [operation.action, wanted])]
 	count(granted) > 0

@@ -28,15 +28,15 @@ operations := {
 }
 
 roles := {
-	"owner": {"extends": [], "grants": {
+	"owner": {"grants": {
 		"/pets/{petId}": {"read:own": ["name"], "delete:own": ["*"]},
 		"/pets": {"read:own": ["*"]},
 	}},
-	"vet": {"extends": ["owner"], "grants": {"/pets/{petId}": {"read:any": ["name", "health"]}}},
-	"blocked": {"extends": [], "grants": {"/pets": {"read:any": []}}},
+	"vet": {"grants": {"/pets/{petId}": {"read:any": ["name", "health"]}}},
+	"blocked": {"grants": {"/pets": {"read:any": []}}},
 }
 
-api := {"anonymous_default": true, "roles": roles, "operations": operations}
+api := {"anonymous_default": true, "roles": roles, "extends": {"owner": [], "vet": ["owner"], "blocked": []}, "operations": operations}
 
 test_owner_reads_own_pet if {
 	request := {
@@ -120,7 +120,7 @@ test_anonymous_default_off_when_declared if {
 
 test_check_ownership_result_decides if {
 	request := {"operation": "GET /homes/{homeId}", "role": "owner", "params": {"path:homeId": ["1"]}}
-	owner_grants := {"owner": {"extends": [], "grants": {"/homes/{homeId}": {"read:own": ["*"]}}}}
+	owner_grants := {"owner": {"grants": {"/homes/{homeId}": {"read:own": ["*"]}}}}
 	allowed := authz.decision with input as object.union(request, {"checks": {"path:homeId": true}})
 		with data.svcgate.acl as object.union(api, {"roles": owner_grants})
 	denied := authz.decision with input as object.union(request, {"checks": {"path:homeId": false}})

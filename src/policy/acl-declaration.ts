@@ -13,18 +13,25 @@ const extendSchema = z.array(z.string().min(1), { error: `${EXTEND} must be a li
 const grantsSchema = z.record(z.string(), z.unknown());
 const attributesSchema = z.array(z.string(), { error: 'attributes must be a list of strings' });
 
+export interface DeclaredRoles {
+  roles: Record<string, RoleSpec>;
+  /** role -> the roles it extends. */
+  extends: Record<string, string[]>;
+}
+
 /**
  * Validates a permission declaration `{ role: { resource: { "action:possession": [attributes] } } }`
  * against the resource paths of the document and returns the roles of the data document.
  */
-export function readRoles(declaration: unknown, file: string, resources: readonly string[]): Record<string, RoleSpec> {
-  const roles = parseWith(declarationSchema, declaration, file, [], 'write { "<role>": { "<resource path>": { "read:own": ["*"] } } }');
-  const result: Record<string, RoleSpec> = {};
-  for (const [role, body] of Object.entries(roles)) {
-    const spec: RoleSpec = { extends: [], grants: {} };
+export function readRoles(declaration: unknown, file: string, resources: readonly string[]): DeclaredRoles {
+  const declared = parseWith(declarationSchema, declaration, file, [], 'write { "<role>": { "<resource path>": { "read:own": ["*"] } } }');
+  const result: DeclaredRoles = { roles: {}, extends: {} };
+  for (const [role, body] of Object.entries(declared)) {
+    const spec: RoleSpec = { grants: {} };
+    result.extends[role] = [];
     for (const [key, value] of Object.entries(body)) {
       if (key === EXTEND) {
-        spec.extends = parseWith(extendSchema, value, file, [role, key], `write "${EXTEND}": ["otherRole"]`);
+        result.extends[role] = parseWith(extendSchema, value, file, [role, key], `write "${EXTEND}": ["otherRole"]`);
         continue;
       }
       const resource = resolveResource(key, resources, file, [role, key]);
@@ -33,9 +40,9 @@ export function readRoles(declaration: unknown, file: string, resources: readonl
       }
       spec.grants[resource] = readGrants(value, file, [role, key]);
     }
-    result[role] = spec;
+    result.roles[role] = spec;
   }
-  checkExtends(result, file);
+  checkExtends(result.extends, file);
   return result;
 }
 
@@ -73,10 +80,10 @@ function grantKeyError(key: string, file: string, at: readonly string[]): Config
 }
 
 /** Every `$extend` names a declared role, and no chain of them comes back to where it started. */
-function checkExtends(roles: Record<string, RoleSpec>, file: string): void {
-  for (const [role, spec] of Object.entries(roles)) {
-    spec.extends.forEach((parent, index) => {
-      if (!(parent in roles)) {
+function checkExtends(graph: Record<string, string[]>, file: string): void {
+  for (const [role, parents] of Object.entries(graph)) {
+    parents.forEach((parent, index) => {
+      if (!(parent in graph)) {
         throw new ConfigError(file, jsonPath([role, EXTEND, index]), `role ${role} extends ${parent}, which is not declared`, `declare ${parent} or remove it from ${EXTEND}`);
       }
     });
@@ -88,8 +95,8 @@ function checkExtends(roles: Record<string, RoleSpec>, file: string): void {
       throw new ConfigError(file, jsonPath([cycle[0]!, EXTEND]), `cyclic ${EXTEND}: ${cycle.join(' -> ')}`, `remove one of the ${EXTEND} links so that no role inherits from itself`);
     }
     if (done.has(role)) return;
-    for (const parent of roles[role]!.extends) visit(parent, [...trail, role]);
+    for (const parent of graph[role]!) visit(parent, [...trail, role]);
     done.add(role);
   };
-  for (const role of Object.keys(roles)) visit(role, []);
+  for (const role of Object.keys(graph)) visit(role, []);
 }

@@ -32,9 +32,9 @@ export function compileApi(options: CompileAclOptions): { data: DataDocument; do
 
   const acl = loadDocument(options.acl, 'ACL');
   const resources = [...new Set(Object.values(operations).map((operation) => operation.resource))];
-  const roles = readRoles(acl.value, acl.file, resources);
+  const { roles, extends: inheritance } = readRoles(acl.value, acl.file, resources);
 
-  const content = { schema_version: DATA_SCHEMA_VERSION, scheme, anonymous_default: !('anonymous' in roles), roles, operations };
+  const content = { schema_version: DATA_SCHEMA_VERSION, scheme, anonymous_default: !('anonymous' in roles), roles, extends: inheritance, operations };
   const data = { ...content, revision: createHash('sha256').update(JSON.stringify(content)).digest('hex').slice(0, 16) };
   return { data, document: doc };
 }

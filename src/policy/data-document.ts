@@ -47,8 +47,6 @@ export interface OperationSpec {
 export type ResourceGrants = Partial<Record<`${Action}:${Possession}`, string[]>>;
 
 export interface RoleSpec {
-  /** Roles whose grants this role also holds (`$extend`), followed transitively by the policy. */
-  extends: string[];
   /** Resource path -> grants. */
   grants: Record<string, ResourceGrants>;
 }
@@ -62,6 +60,11 @@ export interface DataDocument {
   /** True when the ACL does not declare `anonymous`, so the built-in anonymous grant applies. */
   anonymous_default: boolean;
   roles: Record<string, RoleSpec>;
+  /**
+   * `$extend`, as a graph: role -> the roles whose grants it also holds. The policy follows it
+   * transitively with graph.reachable, which walks only what the caller's roles reach.
+   */
+  extends: Record<string, string[]>;
   /** Keyed by `<METHOD> <path>`, e.g. `GET /users/{userId}`. */
   operations: Record<string, OperationSpec>;
 }

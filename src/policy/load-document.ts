@@ -11,13 +11,17 @@ export interface LoadedDocument {
   dir: string | null;
 }
 
-/** Reads a configuration value given as an object, or as a path to a .json, .yaml or .yml file. */
+/**
+ * Reads a configuration value given as an object, or as a path to a .json, .yaml or .yml file.
+ * `what` names it in errors (e.g. 'OpenAPI document', 'ACL').
+ */
 export function loadDocument(source: unknown, what: string): LoadedDocument {
   if (typeof source === 'string') return readDocumentFile(resolve(source), what);
   if (isPlainObject(source)) return { value: source, file: `<inline ${what}>`, dir: null };
   throw new ConfigError(`<inline ${what}>`, '$', `the ${what} is ${describe(source)}`, 'pass an object or the path of a .json, .yaml or .yml file');
 }
 
+/** Reads one file, given as an absolute path. */
 export function readDocumentFile(file: string, what: string): LoadedDocument {
   const extension = extname(file).toLowerCase();
   if (!['.json', '.yaml', '.yml'].includes(extension)) {
@@ -35,18 +39,27 @@ export function readDocumentFile(file: string, what: string): LoadedDocument {
 }
 
 function parseJson(text: string, file: string): unknown {
+  // Editors on Windows may save a byte-order mark, which JSON.parse rejects and js-yaml skips.
+  const json = text.startsWith('\uFEFF') ? text.slice(1) : text;
   try {
-    return JSON.parse(text);
+    return JSON.parse(json);
   } catch (error) {
     const message = (error as Error).message;
-    const position = /at position (\d+)/.exec(message)?.[1];
-    throw new ConfigError(file, '$', `invalid JSON${position === undefined ? '' : lineAndColumn(text, Number(position))}: ${message}`, 'correct the JSON syntax there');
+    throw new ConfigError(file, '$', `invalid JSON${lineAndColumn(json, errorOffset(message, json))}: ${message}`, 'correct the JSON syntax there');
   }
 }
 
-function lineAndColumn(text: string, offset: number): string {
-  const before = text.slice(0, offset).split('\n');
-  return ` at line ${before.length}, column ${before.at(-1)!.length + 1}`;
+/** V8 gives an offset for most syntax errors, none for a truncated file or some unexpected tokens. */
+function errorOffset(message: string, json: string): number | undefined {
+  const position = /at position (\d+)/.exec(message)?.[1];
+  if (position !== undefined) return Number(position);
+  return /unexpected end/i.test(message) ? json.length : undefined;
+}
+
+function lineAndColumn(text: string, offset: number | undefined): string {
+  if (offset === undefined) return '';
+  const lines = text.slice(0, offset).split('\n');
+  return ` at line ${lines.length}, column ${lines.at(-1)!.length + 1}`;
 }
 
 /** The default js-yaml schema builds no functions or classes, and duplicate keys are errors. */
@@ -64,12 +77,20 @@ function markOf(error: unknown): string {
   return mark ? ` at line ${mark.line + 1}, column ${mark.column + 1}` : '';
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/**
+ * Only object literals: a Date, Map or class instance passed in is a mistake, not a document.
+ * Compares prototype depth rather than Object.prototype, so objects from another realm (vm, jest) pass.
+ */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype = Object.getPrototypeOf(value) as object | null;
+  return prototype === null || Object.getPrototypeOf(prototype) === null;
 }
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
+  if (value === undefined) return 'empty';
   if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return `a ${(value as object).constructor?.name ?? 'object'}`;
   return `a ${typeof value}`;
 }

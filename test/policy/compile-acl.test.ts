@@ -59,7 +59,7 @@ describe('compiling the example API', () => {
 
   test('normalizes resource keys written without a slash and with :param', () => {
     expect(data.roles.admin!.grants['/users/{userId}']).toEqual({ 'read:any': ['*', '!password'], 'delete:any': ['*'] });
-    expect(data.roles.admin!.extends).toEqual(['user']);
+    expect(data.extends).toEqual({ user: [], admin: ['user'] });
   });
 
   test('applies the anonymous default when the ACL does not declare anonymous', () => {
