@@ -36,7 +36,12 @@ roles := {
 	"blocked": {"grants": {"/pets": {"read:any": []}}},
 }
 
-api := {"anonymous_default": true, "roles": roles, "extends": {"owner": [], "vet": ["owner"], "blocked": []}, "operations": operations}
+api := {
+	"anonymous_default": true,
+	"roles": roles,
+	"extends": {"owner": [], "vet": ["owner"], "blocked": []},
+	"operations": operations,
+}
 
 test_owner_reads_own_pet if {
 	request := {
