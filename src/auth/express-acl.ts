@@ -48,7 +48,8 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
   }
   const evaluator = Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize });
   const match = createOperationMatcher(data.operations);
-  const prefixes = serverPrefixes(document.servers);
+  // Express matches paths in any case, so the guard does too.
+  const prefixes = serverPrefixes(document.servers).map((prefix) => prefix.toLowerCase());
   const guard: Guard = {
     evaluator,
     handler: config.handler,
@@ -57,8 +58,9 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
 
   const find = (req: Request): OperationMatch | undefined => {
     const pathname = pathOf(req);
+    const lower = pathname.toLowerCase();
     for (const prefix of prefixes) {
-      if (pathname !== prefix && !pathname.startsWith(`${prefix}/`)) continue;
+      if (lower !== prefix && !lower.startsWith(`${prefix}/`)) continue;
       const found = match(req.method ?? 'GET', pathname.slice(prefix.length) || '/');
       if (found) return found;
     }

@@ -19,7 +19,8 @@ export type OperationMatcher = (method: string, pathname: string) => OperationMa
 
 /**
  * Finds the operation a request addresses. As OpenAPI asks, concrete paths win over templated
- * ones (`/users/me` before `/users/{id}`). HEAD falls back to the GET operation, as in Express.
+ * ones (`/users/me` before `/users/{id}`). HEAD falls back to the GET operation, and letters match
+ * in any case, as Express routes them: a guard must see every request its app would serve.
  */
 export function createOperationMatcher(operations: Record<string, OperationSpec>): OperationMatcher {
   const routes = Object.entries(operations)
@@ -54,7 +55,7 @@ function toRoute(key: string, operation: OperationSpec): Route {
       return '([^/]+)';
     })
     .join('');
-  return { key, operation, pattern: new RegExp(`^${source}/?$`), names };
+  return { key, operation, pattern: new RegExp(`^${source}/?$`, 'i'), names };
 }
 
 function literalLength(route: Route): number {

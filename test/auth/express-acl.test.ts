@@ -136,6 +136,16 @@ describe('options', () => {
     await close();
   });
 
+  test('a path in other letter case is still guarded, as Express would route it', async () => {
+    const { app, ran } = guardedApp(require('express'), { unknownOperations: 'pass' });
+    const { url, close } = await listen(app);
+    const auth = `Bearer ${await token({ role: 'user', userId: 3 })}`;
+    expect((await request(url).get('/API/V1/USERS/4').set('Authorization', auth)).status).toBe(403);
+    expect((await request(url).get('/Api/v1/Users/3').set('Authorization', auth)).status).toBe(200);
+    expect(ran).toEqual(['GET /Api/v1/Users/3']);
+    await close();
+  });
+
   test('roleBinding names the role claim', async () => {
     const { app } = guardedApp(require('express'), { roleBinding: 'groups' });
     const { url, close } = await listen(app);

@@ -19,6 +19,7 @@ test.each([
   ['GET', '/users/;id=7', 'GET /users/{id}', { id: ';id=7' }],
   ['GET', '/files/report.json', 'GET /files/{name}.json', { name: 'report' }],
   ['GET', '/a/1/b/2', 'GET /a/{x}/b/{y}', { x: '1', y: '2' }],
+  ['GET', '/USERS/Me', 'GET /users/me', {}],
 ])('%s %s -> %s', (method, path, key, pathParams) => {
   expect(match(method, path)).toMatchObject({ key, pathParams });
 });
