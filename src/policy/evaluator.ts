@@ -33,6 +33,11 @@ export interface Decision {
 
 const ENTRYPOINT = 'svcgate/authz/decision';
 const encoder = new TextEncoder();
+/**
+ * Inputs longer than this are decided but not remembered: their text is the key, and parameter
+ * values come from the client, so a flood of long unique values must not fill memory.
+ */
+const MAX_CACHED_INPUT = 2048;
 
 export interface EvaluatorOptions {
   /**
@@ -110,7 +115,7 @@ export class Evaluator {
       return denied(`policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`);
     }
     const decision = readDecision(resultSet);
-    if (this.cacheSize > 0) this.cache.set(text, deepFreeze(decision));
+    if (this.cacheSize > 0 && text.length <= MAX_CACHED_INPUT) this.cache.set(text, deepFreeze(decision));
     return decision;
   }
 

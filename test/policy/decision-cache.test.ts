@@ -56,3 +56,11 @@ test('decisionCacheSize 0 turns the cache off; the answers are the same', async 
   expect(uncached.evaluate(owner)).not.toBe(first);
   expect(uncached.evaluate(owner)).toEqual(first);
 });
+
+test('inputs with long client-supplied values are decided but not remembered', () => {
+  const long = { ...owner, params: { 'path:userId': ['9'.repeat(3000)] } };
+  const first = evaluator.evaluate(long);
+  expect(first.allow).toBe(false);
+  expect(evaluator.evaluate(long)).not.toBe(first);
+  expect(evaluator.evaluate(long)).toEqual(first);
+});
