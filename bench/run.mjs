@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
+import { load, SCENARIOS, startServer } from './scenarios.mjs';
 import { requestPool } from './tokens.mjs';
 
 const require = createRequire(import.meta.url);
@@ -14,47 +14,6 @@ const { compileAcl, Evaluator } = require('svcgate/policy');
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = 2;
-
-const SCENARIOS = [
-  { name: 'express-bare', label: 'Express, bare', path: (id) => `/api/v1/users/${id}` },
-  { name: 'express-acl', label: 'Express + bearerJwtAcl', twin: 'express-bare', target: 0.8, path: (id) => `/api/v1/users/${id}` },
-  { name: 'oas-bare', label: '@oas-tools/core, no auth', path: (id) => `/api/v1/users/${id}` },
-  { name: 'oas-acl', label: '@oas-tools/core + bearerJwt + BearerJWT', twin: 'oas-bare', target: 0.9, path: (id) => `/api/v1/users/${id}` },
-  { name: 'handwritten', label: 'hand-written Express route', path: (id) => `/api/user-service/get-user?userId=${id}` },
-  { name: 'svcapi', label: 'SvcApi', twin: 'handwritten', target: 0.9, path: (id) => `/api/user-service/get-user?userId=${id}` },
-  { name: 'svcapi-acl', label: 'SvcApi + svcAcl', twin: 'handwritten', target: 0.8, path: (id) => `/api/user-service/get-user?userId=${id}` },
-];
-
-function startServer(name) {
-  const child = spawn(process.execPath, [join(HERE, 'server.mjs'), name], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-      const port = /PORT (\d+)/.exec(output)?.[1];
-      if (port) resolve({ child, url: `http://127.0.0.1:${port}` });
-    });
-    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
-  });
-}
-
-function load(url, pool, seconds) {
-  let next = 0;
-  return autocannon({
-    url,
-    connections: 100,
-    pipelining: 1,
-    duration: seconds,
-    requests: [
-      {
-        setupRequest: (request) => {
-          const { path, headers } = pool[next++ % pool.length];
-          return { ...request, path, headers: { ...request.headers, ...headers } };
-        },
-      },
-    ],
-  });
-}
 
 async function httpScenarios() {
   const servers = {};

@@ -1,6 +1,8 @@
 // One benchmark scenario per process (the @oas-tools/core chain is module state, and a server must
 // not share its event loop with the load generator). Usage: node server.mjs <scenario>; prints
 // "PORT <n>" once listening on 127.0.0.1.
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,3 +84,16 @@ function svcApi(guarded) {
 
 const app = await scenarios[process.argv[2]]();
 const server = app.listen(0, '127.0.0.1', () => console.log(`PORT ${server.address().port}`));
+// For profile.mjs: SIGUSR2 starts V8's CPU profiler (after the warm-up, so start-up is left out),
+// SIGINT writes the profile to the file BENCH_PROFILE names and exits.
+if (process.env.BENCH_PROFILE) {
+  const session = new Session();
+  session.connect();
+  const post = (method) => new Promise((resolve, reject) => session.post(method, (error, result) => (error ? reject(error) : resolve(result))));
+  process.on('SIGUSR2', () => post('Profiler.enable').then(() => post('Profiler.start')));
+  process.once('SIGINT', async () => {
+    const { profile } = await post('Profiler.stop');
+    writeFileSync(process.env.BENCH_PROFILE, JSON.stringify(profile));
+    process.exit(0);
+  });
+}

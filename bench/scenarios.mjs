@@ -1,0 +1,53 @@
+// The HTTP scenarios shared by run.mjs and profile.mjs: what each one requests, and how its server
+// process is started and loaded.
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const userPath = (id) => `/api/v1/users/${id}`;
+const methodPath = (id) => `/api/user-service/get-user?userId=${id}`;
+
+export const SCENARIOS = [
+  { name: 'express-bare', label: 'Express, bare', path: userPath },
+  { name: 'express-acl', label: 'Express + bearerJwtAcl', twin: 'express-bare', target: 0.8, path: userPath },
+  { name: 'oas-bare', label: '@oas-tools/core, no auth', path: userPath },
+  { name: 'oas-acl', label: '@oas-tools/core + bearerJwt + BearerJWT', twin: 'oas-bare', target: 0.9, path: userPath },
+  { name: 'handwritten', label: 'hand-written Express route', path: methodPath },
+  { name: 'svcapi', label: 'SvcApi', twin: 'handwritten', target: 0.9, path: methodPath },
+  { name: 'svcapi-acl', label: 'SvcApi + svcAcl', twin: 'handwritten', target: 0.8, path: methodPath },
+];
+
+/** Starts server.mjs for one scenario in a process of its own; resolves once it listens. */
+export function startServer(name, env = {}) {
+  const child = spawn(process.execPath, [join(HERE, 'server.mjs'), name], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+      const port = /PORT (\d+)/.exec(output)?.[1];
+      if (port) resolve({ child, url: `http://127.0.0.1:${port}` });
+    });
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
+  });
+}
+
+/** 100 connections for `seconds`, each request the next of the pool (path and Authorization). */
+export function load(url, pool, seconds) {
+  let next = 0;
+  return autocannon({
+    url,
+    connections: 100,
+    pipelining: 1,
+    duration: seconds,
+    requests: [
+      {
+        setupRequest: (request) => {
+          const { path, headers } = pool[next++ % pool.length];
+          return { ...request, path, headers: { ...request.headers, ...headers } };
+        },
+      },
+    ],
+  });
+}
