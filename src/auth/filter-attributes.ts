@@ -4,9 +4,29 @@
  * Negations win over grants. Arrays are filtered element by element.
  */
 export function filterAttributes<T>(data: T, attributes: readonly string[]): T {
-  const granted = attributes.filter((glob) => !glob.startsWith('!')).map(toPath);
-  const denied = attributes.filter((glob) => glob.startsWith('!')).map((glob) => toPath(glob.slice(1)));
+  const { granted, denied } = parsedGlobs(attributes);
   return filterValue(data, granted, denied) as T;
+}
+
+interface Globs {
+  granted: string[][];
+  denied: string[][];
+}
+
+// Cached decisions share one frozen attribute list between requests, so it is parsed once; a
+// list that is not frozen could still change, and is parsed on every call.
+const parsed = new WeakMap<readonly string[], Globs>();
+
+function parsedGlobs(attributes: readonly string[]): Globs {
+  const known = parsed.get(attributes);
+  if (known) return known;
+  const globs: Globs = { granted: [], denied: [] };
+  for (const glob of attributes) {
+    if (glob.startsWith('!')) globs.denied.push(toPath(glob.slice(1)));
+    else globs.granted.push(toPath(glob));
+  }
+  if (Object.isFrozen(attributes)) parsed.set(attributes, globs);
+  return globs;
 }
 
 function toPath(glob: string): string[] {
@@ -18,22 +38,27 @@ function filterValue(value: unknown, granted: string[][], denied: string[][]): u
   if (Array.isArray(value)) return value.map((item) => filterValue(item, granted, denied));
   if (typeof value !== 'object' || value === null) return granted.length > 0 ? value : undefined;
   const result: Record<string, unknown> = {};
-  for (const [key, child] of Object.entries(value)) {
+  for (const key of Object.keys(value)) {
     const childGranted = below(granted, key);
+    if (childGranted.length === 0) continue;
     const childDenied = below(denied, key);
-    if (childGranted.length === 0 || childDenied.some((path) => path.length === 0)) continue;
-    const everything = childGranted.some((path) => path.length === 0) && childDenied.length === 0;
+    if (childDenied.some((path) => path.length === 0)) continue;
+    const child = (value as Record<string, unknown>)[key];
+    const everything = childDenied.length === 0 && childGranted.some((path) => path.length === 0);
     const kept = everything ? child : filterValue(child, childGranted, childDenied);
     if (kept !== undefined) result[key] = kept;
   }
   return result;
 }
 
+const EVERYTHING: string[] = [];
+
 /** The paths that reach inside `key`: `*` matches any key, and an empty path covers everything below. */
 function below(paths: string[][], key: string): string[][] {
-  return paths.flatMap((path) => {
-    if (path.length === 0) return [[]];
-    const [head, ...rest] = path;
-    return head === '*' || head === key ? [rest] : [];
-  });
+  const inside: string[][] = [];
+  for (const path of paths) {
+    if (path.length === 0) inside.push(EVERYTHING);
+    else if (path[0] === '*' || path[0] === key) inside.push(path.length === 1 ? EVERYTHING : path.slice(1));
+  }
+  return inside;
 }

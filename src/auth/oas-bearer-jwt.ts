@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { VerifiedPayload } from '../policy/build-input';
 import { compileAcl } from '../policy/compile-acl';
 import { ConfigError } from '../policy/config-error';
-import { operationKey, type DataDocument } from '../policy/data-document';
+import { operationKey, type DataDocument, type OperationSpec } from '../policy/data-document';
 import { denied, Evaluator, type Decision } from '../policy/evaluator';
 import { parseWith } from '../policy/parse-with';
 import { aclOptionsShape, type AclOptions } from './acl-options';
@@ -33,6 +33,13 @@ interface Guard {
   scheme: string;
   data: DataDocument;
   evaluator: Evaluator;
+}
+
+/** One guard's operation for a route and method. */
+interface Check {
+  guard: Guard;
+  key: string;
+  operation: OperationSpec;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -85,7 +92,18 @@ export class BearerJWT {
   register(app: App, path: string): void {
     const item = (this.oasFile.paths as Record<string, Record<string, { servers?: unknown }>>)[path] ?? {};
     const template = path.replace(/:([^/]+)/g, '{$1}');
-    const decideRequest: Handler = (req, res, next) => void this.handle(template, req, res, next);
+    // What to check for each request method, worked out on its first request (Node's HTTP parser
+    // knows a fixed set of methods, so this stays small).
+    const checksByMethod = new Map<string, Check[]>();
+    const decideRequest: Handler = (req, res, next) => {
+      const method = req.method ?? 'GET';
+      let checks = checksByMethod.get(method);
+      if (checks === undefined) {
+        checks = this.checksFor(method, template);
+        checksByMethod.set(method, checks);
+      }
+      void this.handle(checks, req, res, next);
+    };
     const addChallenge: ErrorHandler = (error, req, res, next) => this.challenge(error, req, res, next);
     const challenged = new Set<string>();
     for (const method of Object.keys(item).filter((key) => METHODS.includes(key))) {
@@ -100,19 +118,26 @@ export class BearerJWT {
     }
   }
 
-  private async handle(template: string, req: Request, res: Response, next: Next): Promise<void> {
+  /** The secured operations a request to `template` with `method` is, one per guard that has it. */
+  private checksFor(method: string, template: string): Check[] {
+    const checks: Check[] = [];
+    for (const guard of this.guards) {
+      const key = findKey(guard.data, method, template);
+      const operation = key === undefined ? undefined : guard.data.operations[key];
+      if (key !== undefined && operation?.secured) checks.push({ guard, key, operation });
+    }
+    return checks;
+  }
+
+  private async handle(checks: Check[], req: Request, res: Response, next: Next): Promise<void> {
     // @oas-tools/core 3.1.0 calls next() again after its security step has sent a 401.
     if (res.headersSent) return;
     try {
-      for (const guard of this.guards) {
-        const key = findKey(guard.data, req.method ?? 'GET', template);
-        const operation = key === undefined ? undefined : guard.data.operations[key];
-        if (!key || !operation?.secured) continue;
+      for (const { guard, key, operation } of checks) {
         const payload = verifiedPayload(res, guard.scheme);
-        const { decision } =
-          payload === null
-            ? { decision: denied('the security handler gave no payload object') }
-            : await authorize(guard.evaluator, { key, operation, pathParams: req.params ?? {} }, req, payload, this.options);
+        if (payload === null) return next(new AuthError(denied('the security handler gave no payload object')));
+        const pending = authorize(guard.evaluator, { key, operation, pathParams: req.params ?? {} }, req, payload, this.options);
+        const { decision } = pending instanceof Promise ? await pending : pending;
         if (!decision.allow) return next(new AuthError(decision));
         res.locals.oas = { ...res.locals.oas, acl: toLocals(decision) };
       }

@@ -15,23 +15,41 @@ export interface HttpRequest {
  * need the values as they were sent. Query and cookies are parsed only if a parameter reads them.
  */
 export function requestParts(req: HttpRequest, pathParams: Record<string, string>): RequestParts {
-  let query: URLSearchParams | undefined;
-  let cookies: Record<string, string> | undefined;
-  return {
-    pathParams,
-    get query() {
-      const url = req.originalUrl ?? req.url ?? '';
+  return new LazyRequestParts(req, pathParams);
+}
+
+// A class, not an object literal with getters: its accessors live on one shared prototype, so a
+// request costs one small allocation.
+class LazyRequestParts implements RequestParts {
+  private parsedQuery: URLSearchParams | undefined;
+  private parsedCookies: Record<string, string> | undefined;
+
+  constructor(
+    private readonly req: HttpRequest,
+    readonly pathParams: Record<string, string>,
+  ) {}
+
+  get query(): URLSearchParams {
+    if (this.parsedQuery === undefined) {
+      const url = this.req.originalUrl ?? this.req.url ?? '';
       const queryStart = url.indexOf('?');
-      query ??= new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
-      return query;
-    },
-    headers: req.headers,
-    get cookies() {
-      cookies ??= parseCookies(req.headers.cookie);
-      return cookies;
-    },
-    body: req.body,
-  };
+      this.parsedQuery = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
+    }
+    return this.parsedQuery;
+  }
+
+  get headers(): IncomingHttpHeaders {
+    return this.req.headers;
+  }
+
+  get cookies(): Record<string, string> {
+    this.parsedCookies ??= parseCookies(this.req.headers.cookie);
+    return this.parsedCookies;
+  }
+
+  get body(): unknown {
+    return this.req.body;
+  }
 }
 
 function parseCookies(header: string | undefined): Record<string, string> {

@@ -1,32 +1,55 @@
-/** A bounded map that forgets the least recently used entry first. Size 0 stores nothing. */
+/**
+ * A bounded map that forgets the least recently used entries first, kept in two generations (the
+ * scheme of quick-lru): a hit in the newer generation is one lookup with no reordering, an entry
+ * found in the older one moves to the newer, and when the newer is full the older is dropped
+ * whole. It never holds more than `maxSize` entries; size 0 stores nothing.
+ */
 export class LruCache<K, V> {
-  private readonly entries = new Map<K, V>();
+  private recent = new Map<K, V>();
+  private older = new Map<K, V>();
+  /** Two generations of this size, the newer one always below it, stay within maxSize. */
+  private readonly generationSize: number;
 
-  constructor(readonly maxSize: number) {}
+  constructor(readonly maxSize: number) {
+    this.generationSize = Math.ceil(maxSize / 2);
+  }
 
   get(key: K): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      // Re-inserting moves the key to the end: Map keeps insertion order.
-      this.entries.delete(key);
-      this.entries.set(key, value);
+    const value = this.recent.get(key);
+    if (value !== undefined) return value;
+    const old = this.older.get(key);
+    if (old !== undefined) {
+      this.older.delete(key);
+      this.addRecent(key, old);
     }
-    return value;
+    return old;
   }
 
   set(key: K, value: V): void {
     if (this.maxSize <= 0) return;
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.maxSize) this.entries.delete(this.entries.keys().next().value as K);
+    if (this.recent.has(key)) {
+      this.recent.set(key, value);
+      return;
+    }
+    this.older.delete(key);
+    this.addRecent(key, value);
   }
 
   delete(key: K): void {
-    this.entries.delete(key);
+    this.recent.delete(key);
+    this.older.delete(key);
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.recent.size + this.older.size;
+  }
+
+  private addRecent(key: K, value: V): void {
+    this.recent.set(key, value);
+    if (this.recent.size >= this.generationSize) {
+      this.older = this.recent;
+      this.recent = new Map();
+    }
   }
 }
 

@@ -51,6 +51,7 @@ function claimText(value: unknown, type: SchemaType | null): string | null {
 
 /** Integers beyond 2^53 print in exponent form; write them out so BigInt can read them. */
 function numberText(value: number): string {
+  if (Number.isSafeInteger(value)) return String(value);
   return Number.isInteger(value) ? BigInt(value).toString() : String(value);
 }
 
@@ -123,7 +124,9 @@ const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 function canonical(type: SchemaType | null, value: string): string | null {
   switch (type) {
     case 'integer':
-      return INTEGER.test(value) ? BigInt(value).toString() : null;
+      if (!INTEGER.test(value)) return null;
+      // Up to 15 characters the value is below 2^53, where a double is exact and cheaper than a BigInt.
+      return value.length <= 15 ? String(Number(value)) : BigInt(value).toString();
     case 'number': {
       if (!NUMBER.test(value)) return null;
       const parsed = Number(value);

@@ -1,0 +1,36 @@
+import { filterAttributes } from '../../src/auth';
+
+describe('filterAttributes (accesscontrol notation)', () => {
+  const user = { id: 1, name: 'Ann', password: 'p', address: { city: 'Oslo', zip: '0150' }, tags: [{ label: 'a', secret: 's' }] };
+
+  test.each([
+    [['*'], user],
+    [['*', '!password'], { id: 1, name: 'Ann', address: { city: 'Oslo', zip: '0150' }, tags: [{ label: 'a', secret: 's' }] }],
+    [['name', 'address.city'], { name: 'Ann', address: { city: 'Oslo' } }],
+    [['*', '!address.zip', '!tags.secret'], { id: 1, name: 'Ann', password: 'p', address: { city: 'Oslo' }, tags: [{ label: 'a' }] }],
+    [['address', '!address'], {}],
+    [['tags.*'], { tags: [{ label: 'a', secret: 's' }] }],
+    [[], {}],
+  ])('%j', (attributes, expected) => {
+    expect(filterAttributes(user, attributes)).toEqual(expected);
+  });
+
+  test('arrays are filtered element by element, and the input is left as it was', () => {
+    const list = [user, { ...user, id: 2 }];
+    expect(filterAttributes(list, ['id'])).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(list[0]).toBe(user);
+    expect(user.password).toBe('p');
+  });
+
+  test('a frozen list (as cached decisions give) filters the same on every call', () => {
+    const attributes = Object.freeze(['*', '!password']);
+    for (let i = 0; i < 3; i++) expect(filterAttributes({ id: i, password: 'p' }, attributes)).toEqual({ id: i });
+  });
+
+  test('a list that is not frozen is read again on each call', () => {
+    const attributes = ['*'];
+    expect(filterAttributes({ id: 1, password: 'p' }, attributes)).toEqual({ id: 1, password: 'p' });
+    attributes.push('!password');
+    expect(filterAttributes({ id: 1, password: 'p' }, attributes)).toEqual({ id: 1 });
+  });
+});
