@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { load, SCENARIOS, startServer } from './scenarios.mjs';
+import { load, pinLoadGenerator, SCENARIOS, startServer } from './scenarios.mjs';
 import { requestPool } from './tokens.mjs';
 
 const [name, seconds = '10'] = process.argv.slice(2);
@@ -14,6 +14,7 @@ if (!scenario) {
   process.exit(2);
 }
 
+pinLoadGenerator();
 const file = join(mkdtempSync(join(tmpdir(), 'svcgate-profile-')), `${name}.cpuprofile`);
 const { child, url } = await startServer(name, { BENCH_PROFILE: file });
 const pool = await requestPool(scenario.path);

@@ -1,19 +1,20 @@
 // `npm run bench`: every scenario in one run, side by side, and the ratios of each guarded
 // scenario to its unguarded twin; then the evaluator alone, its memory, and the compile cost of a
-// large ACL. Writes bench/results.md. BENCH_SECONDS sets the seconds per scenario (default 10).
+// large ACL. Writes bench/results.md. BENCH_SECONDS sets the seconds per scenario (default 10),
+// BENCH_ROUNDS the rounds they are split into (default 10).
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { load, SCENARIOS, startServer } from './scenarios.mjs';
+import { load, pinLoadGenerator, PINNING, SCENARIOS, startServer } from './scenarios.mjs';
 import { requestPool } from './tokens.mjs';
 
 const require = createRequire(import.meta.url);
 const { compileAcl, Evaluator } = require('svcgate/policy');
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ROUNDS = 2;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 
 async function httpScenarios() {
   const servers = {};
@@ -22,40 +23,75 @@ async function httpScenarios() {
     servers[scenario.name] = await startServer(scenario.name);
     pools[scenario.name] = await requestPool(scenario.path);
   }
-  const totals = Object.fromEntries(SCENARIOS.map((s) => [s.name, { requests: 0, seconds: 0, p50: [], p99: [], errors: 0, statuses: {} }]));
+  const totals = Object.fromEntries(SCENARIOS.map((s) => [s.name, { requests: 0, seconds: 0, rps: [], p50: [], p99: [], errors: 0, statuses: {} }]));
+  const run = (name, seconds) => load(servers[name].url, pools[name], seconds);
+  let simultaneous;
   try {
-    for (const scenario of SCENARIOS) await load(servers[scenario.name].url, pools[scenario.name], 1);
+    for (const scenario of SCENARIOS) await run(scenario.name, 1);
     // Rounds alternate the order, so slow drift of the machine hits every scenario alike.
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? SCENARIOS : [...SCENARIOS].reverse();
       for (const scenario of order) {
-        const result = await load(servers[scenario.name].url, pools[scenario.name], SECONDS / ROUNDS);
+        const result = await run(scenario.name, SECONDS / ROUNDS);
         const total = totals[scenario.name];
         total.requests += result.requests.total;
         total.seconds += result.duration;
+        total.rps.push(result.requests.total / result.duration);
         total.p50.push(result.latency.p50);
         total.p99.push(result.latency.p99);
         total.errors += result.errors + result.timeouts;
         total.statuses['2xx'] = (total.statuses['2xx'] ?? 0) + result['2xx'];
         total.statuses['4xx'] = (total.statuses['4xx'] ?? 0) + result['4xx'];
         total.statuses['5xx'] = (total.statuses['5xx'] ?? 0) + result['5xx'];
-        process.stderr.write(`${scenario.name}: ${Math.round(result.requests.average)} req/s\n`);
+        process.stderr.write(`round ${round + 1}/${ROUNDS} ${scenario.name}: ${Math.round(result.requests.average)} req/s\n`);
       }
     }
+    simultaneous = {};
+    for (const [name, twin] of PAIRS) simultaneous[`${name}/${twin}`] = await simultaneousRatio(run, name, twin);
   } finally {
     for (const { child } of Object.values(servers)) child.kill();
   }
   const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
-  const rps = (name) => totals[name].requests / totals[name].seconds;
-  return SCENARIOS.map((scenario) => ({
+  const alternating = (name, twin) => median(totals[name].rps.map((rps, round) => rps / totals[twin].rps[round]).sort((a, b) => a - b));
+  const rows = SCENARIOS.map((scenario) => ({
     ...scenario,
-    rps: rps(scenario.name),
+    rps: totals[scenario.name].requests / totals[scenario.name].seconds,
     p50: mean(totals[scenario.name].p50),
     p99: mean(totals[scenario.name].p99),
     statuses: totals[scenario.name].statuses,
     errors: totals[scenario.name].errors,
-    ratio: scenario.twin ? rps(scenario.name) / rps(scenario.twin) : undefined,
+    alternating: scenario.twin && alternating(scenario.name, scenario.twin),
+    ratio: scenario.twin && simultaneous[`${scenario.name}/${scenario.twin}`],
   }));
+  return { rows, oasShare: simultaneous['oas-acl/oas-security'] };
+}
+
+// Each guarded scenario with its twin, and svcgate's own share on @oas-tools/core.
+const PAIRS = [...SCENARIOS.filter((s) => s.twin).map((s) => [s.name, s.twin]), ['oas-acl', 'oas-security']];
+const WINDOWS = 5;
+
+/**
+ * The two servers loaded at the same time on the same CPU, each by 100 connections of its own:
+ * both stay busy, the scheduler shares the CPU between them, and the ratio of the requests they
+ * answer is the inverse ratio of their costs per request. A change in the machine's speed hits
+ * both at once, so this ratio stays within a few percent where alternating runs of the same
+ * scenario moved by 30% on the 2-core machine. Median of WINDOWS windows after a warm-up.
+ */
+async function simultaneousRatio(run, name, twin) {
+  await Promise.all([run(name, 2), run(twin, 2)]);
+  const ratios = [];
+  for (let window = 0; window < WINDOWS; window++) {
+    const [guarded, unguarded] = await Promise.all([run(name, 3), run(twin, 3)]);
+    ratios.push(guarded.requests.total / unguarded.requests.total);
+  }
+  ratios.sort((a, b) => a - b);
+  process.stderr.write(`simultaneous ${name} / ${twin}: ${ratios.map((r) => r.toFixed(3)).join(' ')}\n`);
+  return { value: median(ratios), low: ratios[0], high: ratios[ratios.length - 1] };
+}
+
+function median(sorted) {
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 function percentile(sorted, p) {
@@ -93,10 +129,10 @@ async function evaluatorAlone() {
   timeDecisions(warm, inputs, 20_000);
   const cached = timeDecisions(warm, inputs, 200_000);
 
-  return { uncached, cached, ...(await memoryGrowth()) };
+  return { uncached, cached, memory: await memoryGrowth() };
 }
 
-/** Resident memory after 100,000 and 1,000,000 decisions, in a fresh process of its own. */
+/** Resident set and live heap at every 100,000 decisions up to 1,000,000, in a fresh process of its own. */
 function memoryGrowth() {
   const child = spawn(process.execPath, ['--expose-gc', join(HERE, 'memory.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
   let output = '';
@@ -124,27 +160,47 @@ async function largeAcl() {
   return { compileMs: compiled - t0, loadMs: loaded - compiled, bytes: JSON.stringify(data).length, allow: decision.allow };
 }
 
+/**
+ * The resident set after a GC wanders by +-15% from one checkpoint to the next with no trend (the
+ * allocator keeps or returns pages as it likes), so growth compares the median of the first three
+ * checkpoints with the median of the last three; the live heap shows what is actually kept.
+ */
+function memoryLine(samples) {
+  const mib = (bytes) => fmt(bytes / 2 ** 20, 1);
+  const middle = (list) => [...list].sort((a, b) => a - b)[1];
+  const early = middle(samples.slice(0, 3).map((s) => s.rss));
+  const late = middle(samples.slice(-3).map((s) => s.rss));
+  const growth = late / early - 1;
+  const rss = samples.map((s) => s.rss);
+  const [first, last] = [samples[0], samples[samples.length - 1]];
+  return `Memory (a fresh process, after a GC at every 100,000 decisions up to 1,000,000): resident set ${mib(Math.min(...rss))}-${mib(Math.max(...rss))} MiB, median of the first three checkpoints ${mib(early)} MiB, of the last three ${mib(late)} MiB: ${growth >= 0 ? '+' : ''}${fmt(growth * 100, 1)}% (target: no more than 10% growth, ${growth <= 0.1 ? 'met' : 'MISSED'}); live heap ${mib(first.heapUsed)} MiB after ${fmt(first.decisions)}, ${mib(last.heapUsed)} MiB after ${fmt(last.decisions)}.`;
+}
+
+const ratioText = (ratio) => `${fmt(ratio.value, 2)} (${fmt(ratio.low, 2)}-${fmt(ratio.high, 2)})`;
 const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-const http = await httpScenarios();
+pinLoadGenerator();
+const { rows: http, oasShare } = await httpScenarios();
 const alone = await evaluatorAlone();
 const large = await largeAcl();
 
 const lines = [
   '# svcgate benchmark',
   '',
-  `Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, ${SECONDS} s per scenario in ${ROUNDS} alternating rounds, 100 connections, pipelining 1; each server in its own process, autocannon in this one. Requests rotate over 1,000 distinct valid tokens; half ask for the caller's own user (allowed), half for another (denied).`,
+  `Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. Each server in its own process${PINNING ? ` on CPU ${PINNING.server}` : ''}, autocannon in this one${PINNING ? ` on CPU ${PINNING.load}` : ''}, 100 connections per server, pipelining 1. Requests rotate over 1,000 distinct valid tokens; half ask for the caller's own user (allowed), half for another (denied). Requests/s and latency: ${SECONDS} s per scenario alone, in ${ROUNDS} rounds of alternating order. Ratio to twin: the two servers loaded at the same time on the same CPU, median of ${WINDOWS} windows of 3 s (lowest-highest in brackets); the ratio of the alternating rounds (median per round) is given beside it, for comparison, and moves with the machine's speed.`,
   '',
-  '| scenario | requests/s | p50 ms | p99 ms | 2xx / 4xx / 5xx | ratio to twin | target |',
-  '|---|---:|---:|---:|---|---:|---:|',
-  ...http.map((s) => `| ${s.label} | ${fmt(s.rps)} | ${fmt(s.p50, 1)} | ${fmt(s.p99, 1)} | ${s.statuses['2xx']} / ${s.statuses['4xx']} / ${s.statuses['5xx']} | ${s.ratio === undefined ? '' : `${fmt(s.ratio, 2)} of ${s.twin}`} | ${s.target === undefined ? '' : `${s.target >= 0 ? '>= ' : ''}${s.target}${s.ratio >= s.target ? ' met' : ' MISSED'}`} |`),
+  '| scenario | requests/s | p50 ms | p99 ms | 2xx / 4xx / 5xx | ratio to twin | alternating | target |',
+  '|---|---:|---:|---:|---|---:|---:|---:|',
+  ...http.map((s) => `| ${s.label} | ${fmt(s.rps)} | ${fmt(s.p50, 1)} | ${fmt(s.p99, 1)} | ${s.statuses['2xx']} / ${s.statuses['4xx']} / ${s.statuses['5xx']} | ${s.ratio ? `${ratioText(s.ratio)} of ${s.twin}` : ''} | ${s.alternating ? fmt(s.alternating, 2) : ''} | ${s.target === undefined ? '' : `>= ${s.target}${s.ratio.value >= s.target ? ' met' : ' MISSED'}`} |`),
+  '',
+  `On @oas-tools/core, svcgate's own share (the guarded scenario against the host's security step alone, loaded at the same time): ${ratioText(oasShare)}.`,
   '',
   '| evaluator alone | p50 us | p99 us | target p50 |',
   '|---|---:|---:|---:|',
   `| uncached (decision cache off) | ${fmt(alone.uncached.p50, 2)} | ${fmt(alone.uncached.p99, 2)} | <= 10 ${alone.uncached.p50 <= 10 ? 'met' : 'MISSED'} |`,
   `| cached | ${fmt(alone.cached.p50, 2)} | ${fmt(alone.cached.p99, 2)} | <= 1 ${alone.cached.p50 <= 1 ? 'met' : 'MISSED'} |`,
   '',
-  `Resident memory (a fresh process, after a GC): ${fmt(alone.rss100k / 2 ** 20, 1)} MiB after 100,000 decisions, ${fmt(alone.rss1m / 2 ** 20, 1)} MiB after 1,000,000: ${fmt((alone.rss1m / alone.rss100k - 1) * 100, 1)}% (target: no more than 10% growth, ${alone.rss1m <= alone.rss100k * 1.1 ? 'met' : 'MISSED'}).`,
+  memoryLine(alone.memory),
   '',
   `Large ACL (1,000 roles x 1,000 paths, ${fmt(large.bytes / 2 ** 20, 1)} MiB of data): compiled in ${fmt(large.compileMs)} ms, loaded into the evaluator in ${fmt(large.loadMs)} ms.`,
   '',

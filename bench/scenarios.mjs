@@ -1,6 +1,7 @@
 // The HTTP scenarios shared by run.mjs and profile.mjs: what each one requests, and how its server
 // process is started and loaded.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -13,15 +14,34 @@ export const SCENARIOS = [
   { name: 'express-bare', label: 'Express, bare', path: userPath },
   { name: 'express-acl', label: 'Express + bearerJwtAcl', twin: 'express-bare', target: 0.8, path: userPath },
   { name: 'oas-bare', label: '@oas-tools/core, no auth', path: userPath },
+  { name: 'oas-security', label: '@oas-tools/core, its security step alone (a handler that accepts any token)', twin: 'oas-bare', path: userPath },
   { name: 'oas-acl', label: '@oas-tools/core + bearerJwt + BearerJWT', twin: 'oas-bare', target: 0.9, path: userPath },
   { name: 'handwritten', label: 'hand-written Express route', path: methodPath },
   { name: 'svcapi', label: 'SvcApi', twin: 'handwritten', target: 0.9, path: methodPath },
   { name: 'svcapi-acl', label: 'SvcApi + svcAcl', twin: 'handwritten', target: 0.8, path: methodPath },
 ];
 
+/**
+ * With taskset and two or more CPUs, servers run on the last CPU and the load generator on the
+ * others, so neither takes time from the other: unpinned, the same scenario measured 10% apart
+ * from one minute to the next on the 2-core machine.
+ */
+export const PINNING = (() => {
+  const cpus = availableParallelism();
+  if (cpus < 2 || spawnSync('taskset', ['-V']).status !== 0) return null;
+  return { server: String(cpus - 1), load: cpus === 2 ? '0' : `0-${cpus - 2}` };
+})();
+
+/** Moves this process (the load generator) off the servers' CPU. */
+export function pinLoadGenerator() {
+  if (PINNING) spawnSync('taskset', ['-a', '-p', '-c', PINNING.load, String(process.pid)]);
+}
+
 /** Starts server.mjs for one scenario in a process of its own; resolves once it listens. */
 export function startServer(name, env = {}) {
-  const child = spawn(process.execPath, [join(HERE, 'server.mjs'), name], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
+  const command = [process.execPath, join(HERE, 'server.mjs'), name];
+  if (PINNING) command.unshift('taskset', '-c', PINNING.server);
+  const child = spawn(command[0], command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   return new Promise((resolve, reject) => {
     let output = '';
     child.stdout.on('data', (chunk) => {

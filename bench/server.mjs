@@ -35,8 +35,10 @@ const scenarios = {
     app.get('/api/v1/users/:userId', (req, res) => res.json(req.auth.filter(user(Number(req.params.userId)))));
     return app;
   },
-  'oas-bare': () => oasTools(false),
-  'oas-acl': () => oasTools(true),
+  'oas-bare': () => oasTools('none'),
+  // The host's own share: its security step with a handler that verifies nothing, and no ACL.
+  'oas-security': () => oasTools('security'),
+  'oas-acl': () => oasTools('acl'),
   // Library B's twins: a hand-written route, the same method through SvcApi, and with svcAcl.
   handwritten: () => {
     const app = require('express')();
@@ -48,10 +50,12 @@ const scenarios = {
   'svcapi-acl': () => svcApi(true),
 };
 
-async function oasTools(guarded) {
+async function oasTools(auth) {
   const oas = require('@oas-tools/core');
   const { bearerJwt, BearerJWT, jwtErrorHandler } = require('svcgate/auth');
-  if (guarded) oas.use(BearerJWT, { acl: ACL }, 2);
+  if (auth === 'acl') oas.use(BearerJWT, { acl: ACL }, 2);
+  const payload = { sub: 'u1', role: 'user', userId: [1] };
+  const handler = auth === 'acl' ? bearerJwt(JWT) : async () => payload;
   const app = require('express4')();
   app.use(require('express4').json());
   await oas.initialize(app, {
@@ -64,7 +68,7 @@ async function oasTools(guarded) {
       // every parameter of every request (milliseconds each), which would drown everything else.
       validator: { requestValidation: false, responseValidation: false },
       swagger: { disable: true },
-      security: guarded ? { disable: false, auth: { bearerAuth: bearerJwt(JWT) } } : { disable: true },
+      security: auth === 'none' ? { disable: true } : { disable: false, auth: { bearerAuth: handler } },
       error: { customHandler: jwtErrorHandler },
     },
   });

@@ -18,7 +18,10 @@ type Next = (error?: unknown) => void;
 type Handler = (req: Request, res: Response, next: Next) => void;
 type ErrorHandler = (error: unknown, req: Request, res: Response, next: Next) => void;
 /** The part of an Express app that @oas-tools/core hands to `register`. */
-type App = Record<string, (path: string, handler: Handler) => unknown> & { use: (path: string, handler: ErrorHandler) => unknown };
+interface App {
+  route: (path: string) => Record<string, (handler: Handler) => unknown>;
+  use: (path: string, handler: ErrorHandler) => unknown;
+}
 
 /** What the controller finds in `res.locals.oas.acl` on an allowed request. */
 export interface OasAcl {
@@ -88,7 +91,7 @@ export class BearerJWT {
     return new BearerJWT(guards, { roleBinding, checkOwnership: options.checkOwnership, decisionLog: options.decisionLog }, oasFile);
   }
 
-  /** Registered by @oas-tools/core once per path, like its own middleware: per method and server prefix. */
+  /** Registered by @oas-tools/core once per path, like its own middleware: a route per server prefix. */
   register(app: App, path: string): void {
     const item = (this.oasFile.paths as Record<string, Record<string, { servers?: unknown }>>)[path] ?? {};
     const template = path.replace(/:([^/]+)/g, '{$1}');
@@ -105,16 +108,21 @@ export class BearerJWT {
       void this.handle(checks, req, res, next);
     };
     const addChallenge: ErrorHandler = (error, req, res, next) => this.challenge(error, req, res, next);
-    const challenged = new Set<string>();
+    // Every request walks the layers of the paths before its own, so each route gets one layer
+    // for all its methods (app.route), not one per method, and one error layer.
+    const methodsByRoute = new Map<string, string[]>();
     for (const method of Object.keys(item).filter((key) => METHODS.includes(key))) {
       const prefixes = serverPrefixes(item[method]?.servers ?? (item as { servers?: unknown }).servers ?? this.oasFile.servers);
       for (const prefix of prefixes) {
         const route = `${prefix}${path}`.replace(/\/\//g, '/') || '/';
-        app[method]!(route, decideRequest);
-        // Express routes never see errors raised before them, so the challenge is an app-level error layer.
-        if (!challenged.has(route)) app.use(route, addChallenge);
-        challenged.add(route);
+        methodsByRoute.set(route, [...(methodsByRoute.get(route) ?? []), method]);
       }
+    }
+    for (const [route, methods] of methodsByRoute) {
+      const layer = app.route(route);
+      for (const method of methods) layer[method]!(decideRequest);
+      // Express routes never see errors raised before them, so the challenge is an app-level error layer.
+      app.use(route, addChallenge);
     }
   }
 
@@ -139,7 +147,7 @@ export class BearerJWT {
         const pending = authorize(guard.evaluator, { key, operation, pathParams: req.params ?? {} }, req, payload, this.options);
         const { decision } = pending instanceof Promise ? await pending : pending;
         if (!decision.allow) return next(new AuthError(decision));
-        res.locals.oas = { ...res.locals.oas, acl: toLocals(decision) };
+        (res.locals.oas ??= {}).acl = toLocals(decision);
       }
       next();
     } catch (error) {

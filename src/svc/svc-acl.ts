@@ -4,8 +4,9 @@ import type { BearerJwtHandler } from '../auth/bearer-jwt';
 import { guardRequest, type Guard } from '../auth/guard-request';
 import { compileAcl } from '../policy/compile-acl';
 import { ConfigError } from '../policy/config-error';
-import { operationKey, type DataDocument } from '../policy/data-document';
+import { operationKey } from '../policy/data-document';
 import { Evaluator } from '../policy/evaluator';
+import type { OperationMatch } from '../policy/match-operation';
 import { parseWith } from '../policy/parse-with';
 import { readsBody } from './http-method';
 import type { Interceptor } from './interceptors';
@@ -23,6 +24,8 @@ export interface SvcAclOptions extends AclOptions {
 }
 
 const SCHEME = 'bearerAuth';
+/** SvcApi routes have no path parameters; one frozen object serves every request. */
+const NO_PATH_PARAMS: Record<string, string> = Object.freeze({});
 const FILE = '<svcAcl options>';
 
 const optionsSchema = z
@@ -45,19 +48,25 @@ const optionsSchema = z
 export function svcAcl(options: SvcAclOptions): Interceptor {
   const config = parseWith(optionsSchema, options, FILE, [], 'see svcAcl in the README');
   let guard: Guard | undefined;
-  let data: DataDocument | undefined;
+  // Each route's operation, found once when the app is built.
+  const operations = new Map<SvcRoute, OperationMatch>();
 
   const interceptor: BindableInterceptor = async (req, res, next) => {
     const route = (res.locals.svc as { route: SvcRoute }).route;
-    const key = operationKey(route.httpMethod, route.path);
-    if (!guard || !data?.operations[key]) return next(new Error(`svcAcl: ${key} was not compiled; register svcAcl before the app is built`));
-    if (await guardRequest(guard, { key, operation: data.operations[key]!, pathParams: {} }, req, res)) next();
+    const found = operations.get(route);
+    if (!guard || !found) return next(new Error(`svcAcl: ${operationKey(route.httpMethod, route.path)} was not compiled; register svcAcl before the app is built`));
+    if (await guardRequest(guard, found, req, res)) next();
   };
   interceptor[BIND_TO_API] = (openapi, routes) => {
     const described = withOwners(withBearerScheme(openapi), config.owners, routes);
-    data = compileAcl({ openapi: described, acl: config.acl, scheme: SCHEME });
+    const data = compileAcl({ openapi: described, acl: config.acl, scheme: SCHEME });
     const aclOptions: AclOptions = { roleBinding: config.roleBinding, checkOwnership: config.checkOwnership, decisionLog: config.decisionLog };
     guard = { evaluator: Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize }), handler: config.handler, options: aclOptions };
+    for (const route of routes) {
+      const key = operationKey(route.httpMethod, route.path);
+      const operation = data.operations[key];
+      if (operation) operations.set(route, { key, operation, pathParams: NO_PATH_PARAMS });
+    }
   };
   return interceptor;
 }
