@@ -175,13 +175,15 @@ export class SvcApi {
       const timer = setTimeout(() => {
         if (!res.headersSent) res.status(503).json({ error: 'ServiceUnavailable', message: 'the request was not answered in time' });
       }, timeoutMs);
-      res.once('close', () => clearTimeout(timer));
+      // 'close' comes once per response; on() spares the wrapper once() builds.
+      res.on('close', () => clearTimeout(timer));
       next();
     };
   }
 }
 
-async function callService(req: Request, res: SvcResponse, next: NextFunction): Promise<void> {
+/** Calls the service method; synchronous when the method is, so a plain method costs no extra turn. */
+function callService(req: Request, res: SvcResponse, next: NextFunction): Promise<void> | undefined {
   const { route } = res.locals.svc as RequestState;
   const raw = readsBody(route.httpMethod) ? (req.body ?? {}) : { ...(req.query as object) };
   let argument: unknown = raw;
@@ -190,8 +192,18 @@ async function callService(req: Request, res: SvcResponse, next: NextFunction): 
     if (!parsed.success) throw new ArgumentError(parsed.error.issues);
     argument = parsed.data;
   }
-  res.body(await route.call(argument));
-  next();
+  const answer = (value: unknown) => {
+    res.body(value);
+    next();
+  };
+  const result = route.call(argument);
+  if (isThenable(result)) return Promise.resolve(result).then(answer);
+  answer(result);
+  return undefined;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 function send(_req: Request, res: Response): void {

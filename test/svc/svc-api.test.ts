@@ -77,6 +77,12 @@ class UserService extends BaseService {
   async failLater() {
     throw new NotFoundError('no such user');
   }
+  async getLater() {
+    return { later: true };
+  }
+  getThenable() {
+    return { then: (resolve: (value: unknown) => void) => resolve({ thenable: true }) };
+  }
   explode() {
     throw new Error('database password is hunter2');
   }
@@ -205,6 +211,11 @@ describe('errors', () => {
     const response = await request(url).post('/api/user-service/create-user').send({});
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ error: 'ValidationError', message: 'name is required' });
+  });
+
+  test('a promise, or any thenable, is awaited and its value sent', async () => {
+    expect((await request(url).get('/api/user-service/get-later')).body).toEqual({ later: true });
+    expect((await request(url).get('/api/user-service/get-thenable')).body).toEqual({ thenable: true });
   });
 
   test('a rejected promise is mapped the same way', async () => {
