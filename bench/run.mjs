@@ -52,7 +52,7 @@ async function httpScenarios() {
     for (const { child } of Object.values(servers)) child.kill();
   }
   const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
-  const alternating = (name, twin) => median(totals[name].rps.map((rps, round) => rps / totals[twin].rps[round]).sort((a, b) => a - b));
+  const alternating = (name, twin) => median(totals[name].rps.map((rps, round) => rps / totals[twin].rps[round]));
   const rows = SCENARIOS.map((scenario) => ({
     ...scenario,
     rps: totals[scenario.name].requests / totals[scenario.name].seconds,
@@ -89,7 +89,8 @@ async function simultaneousRatio(run, name, twin) {
   return { value: median(ratios), low: ratios[0], high: ratios[ratios.length - 1] };
 }
 
-function median(sorted) {
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
@@ -167,9 +168,8 @@ async function largeAcl() {
  */
 function memoryLine(samples) {
   const mib = (bytes) => fmt(bytes / 2 ** 20, 1);
-  const middle = (list) => [...list].sort((a, b) => a - b)[1];
-  const early = middle(samples.slice(0, 3).map((s) => s.rss));
-  const late = middle(samples.slice(-3).map((s) => s.rss));
+  const early = median(samples.slice(0, 3).map((s) => s.rss));
+  const late = median(samples.slice(-3).map((s) => s.rss));
   const growth = late / early - 1;
   const rss = samples.map((s) => s.rss);
   const [first, last] = [samples[0], samples[samples.length - 1]];

@@ -23,8 +23,7 @@ export const SCENARIOS = [
 
 /**
  * With taskset and two or more CPUs, servers run on the last CPU and the load generator on the
- * others, so neither takes time from the other: unpinned, the same scenario measured 10% apart
- * from one minute to the next on the 2-core machine.
+ * others, so neither takes time from the other, and twins loaded together share one CPU.
  */
 export const PINNING = (() => {
   const cpus = availableParallelism();

@@ -95,18 +95,9 @@ export class BearerJWT {
   register(app: App, path: string): void {
     const item = (this.oasFile.paths as Record<string, Record<string, { servers?: unknown }>>)[path] ?? {};
     const template = path.replace(/:([^/]+)/g, '{$1}');
-    // What to check for each request method, worked out on its first request (Node's HTTP parser
-    // knows a fixed set of methods, so this stays small).
-    const checksByMethod = new Map<string, Check[]>();
-    const decideRequest: Handler = (req, res, next) => {
-      const method = req.method ?? 'GET';
-      let checks = checksByMethod.get(method);
-      if (checks === undefined) {
-        checks = this.checksFor(method, template);
-        checksByMethod.set(method, checks);
-      }
-      void this.handle(checks, req, res, next);
-    };
+    // What to check for each method the route can be called with, worked out here, once.
+    const checksByMethod = new Map(METHODS.map((method) => [method.toUpperCase(), this.checksFor(method, template)]));
+    const decideRequest: Handler = (req, res, next) => void this.handle(checksByMethod.get(req.method ?? 'GET') ?? [], req, res, next);
     const addChallenge: ErrorHandler = (error, req, res, next) => this.challenge(error, req, res, next);
     // Every request walks the layers of the paths before its own, so each route gets one layer
     // for all its methods (app.route), not one per method, and one error layer.
