@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadPolicy, loadPolicySync, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
 import type { DataDocument, Possession } from './data-document';
+import { decisionKey } from './decision-key';
 import { deepFreeze, LruCache } from './lru-cache';
 import { policyWasmPath } from './policy-wasm-path';
 
@@ -34,10 +35,10 @@ export interface Decision {
 const ENTRYPOINT = 'svcgate/authz/decision';
 const encoder = new TextEncoder();
 /**
- * Inputs longer than this are decided but not remembered: their text is the key, and parameter
- * values come from the client, so a flood of long unique values must not fill memory.
+ * Inputs whose key is longer than this are decided but not remembered: parameter values come from
+ * the client, so a flood of long unique values must not fill memory.
  */
-const MAX_CACHED_INPUT = 2048;
+const MAX_CACHED_KEY = 2048;
 
 export interface EvaluatorOptions {
   /**
@@ -102,20 +103,20 @@ export class Evaluator {
   }
 
   evaluate(input: PolicyInput): Decision {
-    let text: string;
+    let key: string | undefined;
     let resultSet: unknown;
     try {
-      // Serialized once: the text is both the cache key and what the Wasm module reads.
-      text = JSON.stringify(input);
-      const cached = this.cacheSize > 0 ? this.cache.get(text) : undefined;
+      key = this.cacheSize > 0 ? decisionKey(input) : undefined;
+      if (key !== undefined && key.length > MAX_CACHED_KEY) key = undefined;
+      const cached = key === undefined ? undefined : this.cache.get(key);
       if (cached) return cached;
-      resultSet = this.policy.evaluate(encoder.encode(text).buffer, ENTRYPOINT);
+      resultSet = this.policy.evaluate(encoder.encode(JSON.stringify(input)).buffer, ENTRYPOINT);
     } catch (error) {
       // opa-wasm throws strings as well as Errors.
       return denied(`policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`);
     }
     const decision = readDecision(resultSet);
-    if (this.cacheSize > 0 && text.length <= MAX_CACHED_INPUT) this.cache.set(text, deepFreeze(decision));
+    if (key !== undefined) this.cache.set(key, deepFreeze(decision));
     return decision;
   }
 

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { compileAcl, Evaluator, type PolicyInput } from '../../src/policy';
 
 // The decision cache may only ever return what the policy would say for the same input and data:
@@ -63,4 +64,32 @@ test('inputs with long client-supplied values are decided but not remembered', (
   expect(first.allow).toBe(false);
   expect(evaluator.evaluate(long)).not.toBe(first);
   expect(evaluator.evaluate(long)).toEqual(first);
+});
+
+test('a warm cache answers exactly what the policy answers, input after input', async () => {
+  const uncached = await Evaluator.create(data, { decisionCacheSize: 0 });
+  // Values drawn from few characters, so that equal and nearly equal inputs keep coming back.
+  const value = fc.string({ unit: fc.constantFrom('3', '1', ':', '#'), maxLength: 3 });
+  const input = fc.record({
+    operation: fc.constantFrom('GET /users/{userId}', 'PUT /users/{userId}', 'GET /users', 'GET /status'),
+    role: fc.oneof(fc.constantFrom('user', 'admin', 'guest'), fc.array(fc.constantFrom('user', 'admin', '3'), { maxLength: 2 })),
+    params: fc.record({ 'path:userId': fc.array(fc.option(value, { nil: null }), { maxLength: 2 }) }),
+    claims: fc.record({ 'path:userId': fc.array(value, { maxLength: 2 }) }),
+  });
+  fc.assert(
+    fc.property(input, (request) => {
+      expect(evaluator.evaluate(request)).toEqual(uncached.evaluate(request));
+    }),
+    { numRuns: 3000 },
+  );
+});
+
+test('inputs of shapes the cache does not key are still decided, each time afresh', () => {
+  class Params {
+    'path:userId' = ['3'];
+  }
+  const odd = { ...owner, params: new Params() as unknown as Record<string, string[]> };
+  const first = evaluator.evaluate(odd);
+  expect(first).toEqual(evaluator.evaluate(owner));
+  expect(evaluator.evaluate(odd)).not.toBe(first);
 });
