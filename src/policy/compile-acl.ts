@@ -31,7 +31,7 @@ export function compileApi(options: CompileAclOptions): { data: DataDocument; do
   const operations = readOperations(doc, api.file, scheme);
 
   const acl = loadDocument(options.acl, 'ACL');
-  const resources = [...new Set(Object.values(operations).map((operation) => operation.resource))];
+  const resources = new Set(Object.values(operations).map((operation) => operation.resource));
   const { roles, extends: inheritance } = readRoles(acl.value, acl.file, resources);
 
   const content = { schema_version: DATA_SCHEMA_VERSION, scheme, anonymous_default: !('anonymous' in roles), roles, extends: inheritance, operations };

@@ -81,12 +81,14 @@ export class Evaluator {
   }
 
   static async create(data: DataDocument, options: EvaluatorOptions = {}): Promise<Evaluator> {
-    return new Evaluator(withData(await loadPolicy(readPolicy().bytes, MEMORY), data), data, options.decisionCacheSize ?? 10_000);
+    const text = dataText(data);
+    return new Evaluator(withData(await loadPolicy(readPolicy().bytes, memoryFor(text)), text), data, options.decisionCacheSize ?? 10_000);
   }
 
   /** For adapters that are created synchronously and must fail at start-up, not on a request. */
   static createSync(data: DataDocument, options: EvaluatorOptions = {}): Evaluator {
-    return new Evaluator(withData(loadPolicySync(readPolicy().bytes, MEMORY), data), data, options.decisionCacheSize ?? 10_000);
+    const text = dataText(data);
+    return new Evaluator(withData(loadPolicySync(readPolicy().bytes, memoryFor(text)), text), data, options.decisionCacheSize ?? 10_000);
   }
 
   /** A hash of policy.wasm, so decision logs say which policy decided. */
@@ -122,17 +124,36 @@ export class Evaluator {
 
   /** Loads new data into a fresh instance, then swaps; evaluations in between use the old data. */
   async setData(data: DataDocument): Promise<void> {
-    const next = withData(await loadPolicy(readPolicy().bytes, MEMORY), data);
+    const text = dataText(data);
+    const next = withData(await loadPolicy(readPolicy().bytes, memoryFor(text)), text);
     this.policy = next;
     this.current = data;
     this.cache = new LruCache(this.cacheSize);
   }
 }
 
-const MEMORY = { initial: 8 };
+const PAGE_BYTES = 65_536;
+/** The most a 32-bit Wasm memory can have. */
+const MAX_PAGES = 65_536;
 
-function withData(loaded: LoadedPolicy, data: DataDocument): LoadedPolicy {
-  loaded.setData({ svcgate: { acl: data } });
+/** The data document as the policy reads it (`data.svcgate.acl`), as JSON bytes. */
+function dataText(data: DataDocument): Uint8Array {
+  return encoder.encode(JSON.stringify({ svcgate: { acl: data } }));
+}
+
+/**
+ * The Wasm memory to start with. OPA's allocator grows the memory by a page whenever it runs out
+ * while it parses the data, and each grow costs more the larger the memory is: 1,000 roles x 1,000
+ * paths (31 MiB of JSON, 522 MiB once parsed) loaded in 26 s from 8 pages and in under 3 s from
+ * enough. Parsed data takes up to about 17 times its JSON size; pages it does not use are
+ * reserved, not resident.
+ */
+function memoryFor(text: Uint8Array): { initial: number } {
+  return { initial: Math.min(MAX_PAGES, Math.max(8, Math.ceil((text.byteLength * 20) / PAGE_BYTES))) };
+}
+
+function withData(loaded: LoadedPolicy, text: Uint8Array): LoadedPolicy {
+  loaded.setData(text.buffer as ArrayBuffer);
   return loaded;
 }
 

@@ -187,6 +187,13 @@ describe('invalid ACLs are ConfigErrors naming the file, the JSON path and the f
   test('a role that is not an object', () => {
     const error = configError(() => compileAcl({ openapi: api(itemPath), acl: { user: ['read'] } }));
     expect(error.path).toBe('$.user');
+    expect(error.problem).toBe('a role must be an object of resource paths');
+  });
+
+  test('grants that are not an object', () => {
+    const error = configError(() => compileAcl({ openapi: api(itemPath), acl: { user: { '/items/{id}': ['read:any'] } } }));
+    expect(error.path).toBe('$.user["/items/{id}"]');
+    expect(error.problem).toBe('grants must be an object of "<action>:<possession>" keys');
   });
 
   test('cyclic $extend names the cycle', () => {
