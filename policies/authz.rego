@@ -29,13 +29,11 @@ allow if {
 
 allow if {
 	well_formed
-	operation.secured == true
 	possession == "any"
 }
 
 allow if {
 	well_formed
-	operation.secured == true
 	possession == "own"
 	count(owned_keys) > 0
 	every key in owned_keys {
@@ -58,14 +56,13 @@ attributes := sort(granted_attributes) if {
 # The attributes of the grants of the deciding possession. An `any` grant always decides when there
 # is one (`any` implies `own`), so callers allowed through `own` see only what `own` grants.
 granted_attributes contains attribute if {
-	some grant in grants
-	grant.possession == possession
-	some attribute in grant.attributes
+	some granted in caller_grants
+	some attribute in granted[possession]
 }
 
 default role := null
 
-role := min({grant.role | some grant in grants; grant.possession == possession})
+role := min({subject | some subject, granted in caller_grants; count(granted[possession]) > 0})
 
 default possession := null
 
@@ -76,7 +73,11 @@ possession := "own" if {
 	"own" in granted_possessions
 }
 
-granted_possessions contains grant.possession if some grant in grants
+granted_possessions contains wanted if {
+	some granted in caller_grants
+	some wanted, attributes in granted
+	count(attributes) > 0
+}
 
 operation := data.svcgate.acl.operations[input.operation]
 
@@ -95,25 +96,12 @@ subject_roles := {name | some name in input.role} if {
 
 role_claim_present if "role" in object.keys(input)
 
-# Each grant that applies: which caller role it came through, its possession and its attributes.
-# `$extend` is followed with graph.reachable over data.svcgate.acl.extends, so a role also holds
-# the grants of every role it extends, transitively; only what the caller's roles reach is walked.
-# An empty attribute list grants nothing.
-grants contains {"role": subject, "possession": wanted, "attributes": granted} if {
+# Caller role -> what it may do on the operation (possession -> attributes). The compiler has
+# already followed `$extend` and added the built-in anonymous grant, so this is one lookup per role.
+caller_grants[subject] := granted if {
 	operation.secured == true
 	some subject in subject_roles
-	some declared in graph.reachable(data.svcgate.acl.extends, {subject})
-	some wanted in ["any", "own"]
-	granted := data.svcgate.acl.roles[declared].grants[operation.resource][concat(":", [operation.action, wanted])]
-	count(granted) > 0
-}
-
-grants contains {"role": "anonymous", "possession": "any", "attributes": ["*"]} if {
-	operation.secured == true
-	"anonymous" in subject_roles
-	data.svcgate.acl.anonymous_default == true
-	operation.action == "read"
-	count(operation.params) == 0
+	granted := operation.grants[subject]
 }
 
 owned_keys contains key if {
@@ -216,7 +204,7 @@ deny_reasons contains concat("", [
 ]) if {
 	operation.secured == true
 	subject_roles
-	count(grants) == 0
+	count(granted_possessions) == 0
 }
 
 deny_reasons contains concat("", [

@@ -3,43 +3,50 @@ package svcgate.authz_test
 import data.svcgate.authz
 
 # A small API: a collection, an item owned through its path parameter, and an item whose
-# parameter is bound to another claim with x-acl-binding.
+# parameter is bound to another claim with x-acl-binding. Grants are written as the compiler
+# writes them: per operation and role, with `$extend` already followed (vet extends owner) and
+# the built-in anonymous grant on the parameterless read.
+pet_id := {"path:petId": {"name": "petId", "in": "path", "owned": true}}
+
 operations := {
 	"GET /pets": {
 		"resource": "/pets", "action": "read", "secured": true,
 		"params": {},
+		"grants": {
+			"owner": {"own": ["*"]},
+			"vet": {"own": ["*"]},
+			"blocked": {"any": []},
+			"anonymous": {"any": ["*"]},
+		},
 	},
 	"GET /pets/{petId}": {
 		"resource": "/pets/{petId}", "action": "read", "secured": true,
-		"params": {"path:petId": {"name": "petId", "in": "path", "owned": true}},
+		"params": pet_id,
+		"grants": {
+			"owner": {"own": ["name"]},
+			"vet": {"any": ["name", "health"], "own": ["name"]},
+		},
 	},
 	"DELETE /pets/{petId}": {
 		"resource": "/pets/{petId}", "action": "delete", "secured": true,
-		"params": {"path:petId": {"name": "petId", "in": "path", "owned": true}},
+		"params": pet_id,
+		"grants": {"owner": {"own": ["*"]}, "vet": {"own": ["*"]}},
 	},
 	"GET /homes/{homeId}": {
 		"resource": "/homes/{homeId}", "action": "read", "secured": true,
 		"params": {"path:homeId": {"name": "homeId", "in": "path", "owned": true}},
+		"grants": {"owner": {"own": ["*"]}},
 	},
 	"GET /open": {
 		"resource": "/open", "action": "read", "secured": false,
 		"params": {},
+		"grants": {},
 	},
-}
-
-roles := {
-	"owner": {"grants": {
-		"/pets/{petId}": {"read:own": ["name"], "delete:own": ["*"]},
-		"/pets": {"read:own": ["*"]},
-	}},
-	"vet": {"grants": {"/pets/{petId}": {"read:any": ["name", "health"]}}},
-	"blocked": {"grants": {"/pets": {"read:any": []}}},
 }
 
 api := {
 	"anonymous_default": true,
-	"roles": roles,
-	"extends": {"owner": [], "vet": ["owner"], "blocked": []},
+	"roles": {"owner": {"extends": []}, "vet": {"extends": ["owner"]}, "blocked": {"extends": []}},
 	"operations": operations,
 }
 
@@ -117,19 +124,27 @@ test_anonymous_default_reads_parameterless_operation if {
 	d.role == "anonymous"
 }
 
-test_anonymous_default_off_when_declared if {
-	d := authz.decision with input as {"operation": "GET /pets"}
-		with data.svcgate.acl as object.union(api, {"anonymous_default": false})
+test_anonymous_without_a_grant_is_denied if {
+	d := authz.decision with input as {"operation": "GET /pets/{petId}", "params": {"path:petId": ["1"]}}
+		with data.svcgate.acl as api
 	not d.allow
+	d.reasons == ["no role of the caller is granted read on /pets/{petId}"]
+}
+
+test_anonymous_is_undeclared_when_the_default_is_off if {
+	no_default := object.union(api, {"anonymous_default": false})
+	d := authz.decision with input as {"operation": "GET /homes/{homeId}"}
+		with data.svcgate.acl as no_default
+	not d.allow
+	"role anonymous is not declared in the ACL" in d.reasons
 }
 
 test_check_ownership_result_decides if {
 	request := {"operation": "GET /homes/{homeId}", "role": "owner", "params": {"path:homeId": ["1"]}}
-	owner_grants := {"owner": {"grants": {"/homes/{homeId}": {"read:own": ["*"]}}}}
 	allowed := authz.decision with input as object.union(request, {"checks": {"path:homeId": true}})
-		with data.svcgate.acl as object.union(api, {"roles": owner_grants})
+		with data.svcgate.acl as api
 	denied := authz.decision with input as object.union(request, {"checks": {"path:homeId": false}})
-		with data.svcgate.acl as object.union(api, {"roles": owner_grants})
+		with data.svcgate.acl as api
 	allowed.allow
 	not denied.allow
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError, jsonPath } from './config-error';
-import type { ResourceGrants, RoleSpec } from './data-document';
+import type { Action, Possession } from './data-document';
 import { parseWith } from './parse-with';
 
 const GRANT_KEY = /^(create|read|update|delete):(any|own)$/;
@@ -16,23 +16,32 @@ const extendSchema = z.array(z.string().min(1), { error: `${EXTEND} must be a li
 const grantsSchema = objectOf('grants must be an object of "<action>:<possession>" keys');
 const attributesSchema = z.array(z.string(), { error: 'attributes must be a list of strings' });
 
+/** `<action>:<possession>` -> attribute globs, as declared for one resource. */
+export type ResourceGrants = Partial<Record<`${Action}:${Possession}`, string[]>>;
+
+export interface DeclaredRole {
+  /** Resource path -> grants. */
+  grants: Record<string, ResourceGrants>;
+}
+
 export interface DeclaredRoles {
-  roles: Record<string, RoleSpec>;
+  roles: Record<string, DeclaredRole>;
   /** role -> the roles it extends. */
   extends: Record<string, string[]>;
 }
 
 /**
  * Validates a permission declaration `{ role: { resource: { "action:possession": [attributes] } } }`
- * against the resource paths of the document and returns the roles of the data document.
+ * against the resource paths of the document and returns the roles as declared.
  */
 export function readRoles(declaration: unknown, file: string, resources: ReadonlySet<string>): DeclaredRoles {
   const declared = parseWith(declarationSchema, declaration, file, [], 'write { "<role>": { "<resource path>": { "read:own": ["*"] } } }');
   const result: DeclaredRoles = { roles: {}, extends: {} };
   for (const [role, body] of Object.entries(declared)) {
-    const spec: RoleSpec = { grants: {} };
+    const spec: DeclaredRole = { grants: {} };
     result.extends[role] = [];
-    for (const [key, value] of Object.entries(body)) {
+    for (const key of Object.keys(body)) {
+      const value = body[key];
       if (key === EXTEND) {
         result.extends[role] = parseWith(extendSchema, value, file, [role, key], `write "${EXTEND}": ["otherRole"]`);
         continue;
@@ -67,7 +76,8 @@ function resolveResource(key: string, resources: ReadonlySet<string>, file: stri
 function readGrants(value: unknown, file: string, at: readonly string[]): ResourceGrants {
   const grants = parseWith(grantsSchema, value, file, at, 'map "<action>:<possession>" keys to attribute lists, e.g. { "read:own": ["*"] }');
   const result: ResourceGrants = {};
-  for (const [key, attributes] of Object.entries(grants)) {
+  for (const key of Object.keys(grants)) {
+    const attributes = grants[key];
     if (!GRANT_KEY.test(key)) throw grantKeyError(key, file, [...at, key]);
     result[key as keyof ResourceGrants] = parseWith(attributesSchema, attributes, file, [...at, key], 'write a list such as ["*"] or ["*", "!password"]; [] grants nothing');
   }

@@ -4,6 +4,7 @@ import { findBearerScheme } from './bearer-scheme';
 import { DATA_SCHEMA_VERSION, type DataDocument } from './data-document';
 import { loadDocument } from './load-document';
 import { readOperations } from './openapi-operations';
+import { withGrants } from './operation-grants';
 import { resolveRefs } from './resolve-refs';
 
 export interface CompileAclOptions {
@@ -28,13 +29,15 @@ export function compileApi(options: CompileAclOptions): { data: DataDocument; do
   const api = loadDocument(options.openapi, 'OpenAPI document');
   const doc = resolveRefs(api) as Record<string, unknown>;
   const scheme = findBearerScheme(doc, api.file, options.scheme);
-  const operations = readOperations(doc, api.file, scheme);
+  const facts = readOperations(doc, api.file, scheme);
 
   const acl = loadDocument(options.acl, 'ACL');
-  const resources = new Set(Object.values(operations).map((operation) => operation.resource));
-  const { roles, extends: inheritance } = readRoles(acl.value, acl.file, resources);
+  const declared = readRoles(acl.value, acl.file, new Set(Object.values(facts).map((operation) => operation.resource)));
+  const anonymousDefault = !('anonymous' in declared.roles);
+  const roles = Object.fromEntries(Object.entries(declared.extends).map(([role, parents]) => [role, { extends: parents }]));
+  const operations = withGrants(facts, declared, anonymousDefault);
 
-  const content = { schema_version: DATA_SCHEMA_VERSION, scheme, anonymous_default: !('anonymous' in roles), roles, extends: inheritance, operations };
+  const content = { schema_version: DATA_SCHEMA_VERSION, scheme, anonymous_default: anonymousDefault, roles, operations };
   const data = { ...content, revision: createHash('sha256').update(JSON.stringify(content)).digest('hex').slice(0, 16) };
   return { data, document: doc };
 }

@@ -4,7 +4,7 @@
  * The README's "Data document" section describes the same schema; change both together.
  */
 
-export const DATA_SCHEMA_VERSION = 1 as const;
+export const DATA_SCHEMA_VERSION = 2 as const;
 
 export type Action = 'create' | 'read' | 'update' | 'delete';
 export type Possession = 'any' | 'own';
@@ -29,6 +29,9 @@ export interface ParamSpec {
   owned: boolean;
 }
 
+/** Possession -> the attribute globs (accesscontrol notation) it grants; never an empty list. */
+export type OperationGrants = Partial<Record<Possession, string[]>>;
+
 export interface OperationSpec {
   method: string;
   /** The path as written under `paths`, without the server prefix. */
@@ -41,14 +44,18 @@ export interface OperationSpec {
   secured: boolean;
   /** Keyed by `<in>:<name>`, the pair that identifies a parameter in OpenAPI. */
   params: Record<string, ParamSpec>;
+  /**
+   * Role -> what it may do here: its own grants for this resource and action and those of every
+   * role it extends, transitively, worked out by the compiler so that the policy looks them up
+   * instead of walking `$extend` per request. Roles with nothing here are left out; so is
+   * everything when the operation is not secured. The built-in `anonymous` grant is included.
+   */
+  grants: Record<string, OperationGrants>;
 }
 
-/** `<action>:<possession>` -> attribute globs. */
-export type ResourceGrants = Partial<Record<`${Action}:${Possession}`, string[]>>;
-
 export interface RoleSpec {
-  /** Resource path -> grants. */
-  grants: Record<string, ResourceGrants>;
+  /** `$extend` as declared: the roles whose grants this one also holds. */
+  extends: string[];
 }
 
 export interface DataDocument {
@@ -59,12 +66,8 @@ export interface DataDocument {
   scheme: string;
   /** True when the ACL does not declare `anonymous`, so the built-in anonymous grant applies. */
   anonymous_default: boolean;
+  /** The declared roles. */
   roles: Record<string, RoleSpec>;
-  /**
-   * `$extend`, as a graph: role -> the roles whose grants it also holds. The policy follows it
-   * transitively with graph.reachable, which walks only what the caller's roles reach.
-   */
-  extends: Record<string, string[]>;
   /** Keyed by `<METHOD> <path>`, e.g. `GET /users/{userId}`. */
   operations: Record<string, OperationSpec>;
 }

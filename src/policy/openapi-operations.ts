@@ -41,10 +41,13 @@ type Parameter = z.infer<typeof parameterSchema>;
 
 const securitySchema = z.array(z.record(z.string(), z.array(z.string())));
 
+/** An operation as the document describes it; the compiler adds what the ACL grants there. */
+export type OperationFacts = Omit<OperationSpec, 'grants'>;
+
 /** Every operation of a ($ref-resolved) OpenAPI document, as the policy sees it. */
-export function readOperations(doc: unknown, file: string, scheme: string): Record<string, OperationSpec> {
+export function readOperations(doc: unknown, file: string, scheme: string): Record<string, OperationFacts> {
   const api = parseWith(documentSchema, doc, file, [], 'give an OpenAPI 3.0 or 3.1 document with a paths object');
-  const operations: Record<string, OperationSpec> = {};
+  const operations: Record<string, OperationFacts> = {};
 
   for (const [path, item] of Object.entries(api.paths)) {
     const shared = readParameters(item.parameters, file, ['paths', path, 'parameters']);

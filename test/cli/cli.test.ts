@@ -28,7 +28,7 @@ describe('svcgate build', () => {
     expect(stdout).toMatch(/^wrote .*data\.json: 2 roles, 7 operations, revision [0-9a-f]{16}\n$/);
     const written = JSON.parse(readFileSync(join(out, 'data.json'), 'utf8'));
     expect(Object.keys(written.svcgate.acl.operations)).toContain('GET /users/{userId}');
-    expect(written.svcgate.acl.extends.admin).toEqual(['user']);
+    expect(written.svcgate.acl.roles.admin).toEqual({ extends: ['user'] });
   });
 
   test('needs --out', async () => {

@@ -58,13 +58,25 @@ describe('compiling the example API', () => {
   });
 
   test('normalizes resource keys written without a slash and with :param', () => {
-    expect(data.roles.admin!.grants['/users/{userId}']).toEqual({ 'read:any': ['*', '!password'], 'delete:any': ['*'] });
-    expect(data.extends).toEqual({ user: [], admin: ['user'] });
+    expect(data.operations['DELETE /users/{userId}']!.grants).toEqual({ admin: { any: ['*'] } });
+    expect(data.roles).toEqual({ user: { extends: [] }, admin: { extends: ['user'] } });
+  });
+
+  test('writes per operation what each role may do, its $extend followed', () => {
+    expect(data.operations['GET /users/{userId}']!.grants).toEqual({
+      user: { own: ['*', '!password'] },
+      admin: { any: ['*', '!password'], own: ['*', '!password'] },
+    });
+    expect(data.operations['GET /accounts/{accountId}']!.grants).toEqual({ user: { own: ['*'] }, admin: { own: ['*'] } });
   });
 
   test('applies the anonymous default when the ACL does not declare anonymous', () => {
     expect(data.anonymous_default).toBe(true);
     expect(data.roles.anonymous).toBeUndefined();
+    expect(data.operations['GET /users']!.grants.anonymous).toEqual({ any: ['*'] });
+    expect(data.operations['POST /users']!.grants.anonymous).toBeUndefined();
+    expect(data.operations['GET /users/{userId}']!.grants.anonymous).toBeUndefined();
+    expect(data.operations['GET /status']!.grants).toEqual({});
   });
 
   test('the revision is a stable hash of the content', () => {
@@ -73,6 +85,43 @@ describe('compiling the example API', () => {
     expect(data.revision).toMatch(/^[0-9a-f]{16}$/);
     const other = compileAcl({ openapi: join(EXAMPLE, 'openapi.yaml'), acl: { user: { '/users': { 'read:any': ['*'] } } } });
     expect(other.revision).not.toBe(data.revision);
+  });
+});
+
+describe('grants per operation', () => {
+  const paths = {
+    ...itemPath,
+    '/things': { get: {} },
+    '/open': { get: { security: [] } },
+  };
+
+  test('follow $extend transitively, with each attribute once', () => {
+    const acl = {
+      a: { $extend: ['b'], '/items/{id}': { 'read:any': ['name'] } },
+      b: { $extend: ['c'], '/items/{id}': { 'read:own': ['name', 'size'] } },
+      c: { '/items/{id}': { 'read:own': ['size', 'price'] } },
+    };
+    const data = compileAcl({ openapi: api(paths), acl });
+    expect(data.operations['GET /items/{id}']!.grants).toEqual({
+      a: { any: ['name'], own: ['name', 'size', 'price'] },
+      b: { own: ['name', 'size', 'price'] },
+      c: { own: ['size', 'price'] },
+    });
+  });
+
+  test('leave out empty attribute lists, and roles left with nothing', () => {
+    const acl = { a: { '/items/{id}': { 'read:any': [], 'read:own': ['*'] } }, b: { '/items/{id}': { 'read:any': [] } } };
+    expect(compileAcl({ openapi: api(paths), acl }).operations['GET /items/{id}']!.grants).toEqual({ a: { own: ['*'] } });
+  });
+
+  test('hold the built-in anonymous grant only while the ACL does not declare anonymous', () => {
+    const declared = compileAcl({ openapi: api(paths), acl: { anonymous: { '/items/{id}': { 'read:any': ['id'] } } } });
+    expect(declared.anonymous_default).toBe(false);
+    expect(declared.operations['GET /things']!.grants).toEqual({});
+    expect(declared.operations['GET /items/{id}']!.grants).toEqual({ anonymous: { any: ['id'] } });
+    const undeclared = compileAcl({ openapi: api(paths), acl: {} });
+    expect(undeclared.operations['GET /things']!.grants).toEqual({ anonymous: { any: ['*'] } });
+    expect(undeclared.operations['GET /open']!.grants).toEqual({});
   });
 });
 
