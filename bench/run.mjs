@@ -124,13 +124,21 @@ async function evaluatorAlone() {
     inputs.push({ operation: 'GET /users/{userId}', role: 'user', params: { 'path:userId': [String(target)] }, claims: { 'path:userId': [String(own)] } });
   }
   const cold = await Evaluator.create(data, { decisionCacheSize: 0 });
-  timeDecisions(cold, inputs, 20_000);
-  const uncached = timeDecisions(cold, inputs, 200_000);
   const warm = await Evaluator.create(data);
+  timeDecisions(cold, inputs, 20_000);
   timeDecisions(warm, inputs, 20_000);
-  const cached = timeDecisions(warm, inputs, 200_000);
+  // Windows of each, alternating, so that a slow spell of the machine hits both; the median window counts.
+  const windows = { uncached: [], cached: [] };
+  for (let w = 0; w < WINDOWS; w++) {
+    windows.uncached.push(timeDecisions(cold, inputs, 40_000));
+    windows.cached.push(timeDecisions(warm, inputs, 100_000));
+  }
+  return { uncached: medianWindow(windows.uncached), cached: medianWindow(windows.cached), memory: await memoryGrowth() };
+}
 
-  return { uncached, cached, memory: await memoryGrowth() };
+function medianWindow(windows) {
+  const p50s = windows.map((w) => w.p50);
+  return { p50: median(p50s), p99: median(windows.map((w) => w.p99)), low: Math.min(...p50s), high: Math.max(...p50s) };
 }
 
 /** Resident set and live heap at every 100,000 decisions up to 1,000,000, in a fresh process of its own. */
@@ -195,10 +203,10 @@ const lines = [
   '',
   `On @oas-tools/core, svcgate's own share (the guarded scenario against the host's security step alone, loaded at the same time): ${ratioText(oasShare)}.`,
   '',
-  '| evaluator alone | p50 us | p99 us | target p50 |',
+  `| evaluator alone (median of ${WINDOWS} alternating windows) | p50 us (lowest-highest window) | p99 us | target p50 |`,
   '|---|---:|---:|---:|',
-  `| uncached (decision cache off) | ${fmt(alone.uncached.p50, 2)} | ${fmt(alone.uncached.p99, 2)} | <= 10 ${alone.uncached.p50 <= 10 ? 'met' : 'MISSED'} |`,
-  `| cached | ${fmt(alone.cached.p50, 2)} | ${fmt(alone.cached.p99, 2)} | <= 1 ${alone.cached.p50 <= 1 ? 'met' : 'MISSED'} |`,
+  `| uncached (decision cache off) | ${fmt(alone.uncached.p50, 2)} (${fmt(alone.uncached.low, 2)}-${fmt(alone.uncached.high, 2)}) | ${fmt(alone.uncached.p99, 2)} | <= 10 ${alone.uncached.p50 <= 10 ? 'met' : 'MISSED'} |`,
+  `| cached | ${fmt(alone.cached.p50, 2)} (${fmt(alone.cached.low, 2)}-${fmt(alone.cached.high, 2)}) | ${fmt(alone.cached.p99, 2)} | <= 1 ${alone.cached.p50 <= 1 ? 'met' : 'MISSED'} |`,
   '',
   memoryLine(alone.memory),
   '',
