@@ -374,6 +374,28 @@ describe('interceptors', () => {
     expect(await request(app).post('/api/service/work')).toMatchObject({ status: 503, body: { error: 'ServiceUnavailable' } });
   });
 
+  test('the 503 backstop counts from the start of each request and leaves answered ones alone', async () => {
+    class Service {
+      async getLater({ ms }: { ms: string }) {
+        await new Promise((resolve) => setTimeout(resolve, Number(ms)));
+        return { waited: Number(ms) };
+      }
+    }
+    const app = new SvcApi({ timeoutMs: 150 })
+      .interceptAll((req, res, next) => (req.query.deny === 'yes' ? res.status(401).json({ error: 'Unauthorized' }) : next()))
+      .from(new SvcContainer().ofLocal(Service)).app;
+    const [quick, denied, slow] = await Promise.all([
+      request(app).get('/api/service/get-later?ms=20'),
+      request(app).get('/api/service/get-later?ms=0&deny=yes'),
+      request(app).get('/api/service/get-later?ms=600'),
+    ]);
+    expect(quick).toMatchObject({ status: 200, body: { waited: 20 } });
+    expect(denied.status).toBe(401);
+    expect(slow).toMatchObject({ status: 503, body: { error: 'ServiceUnavailable' } });
+    // Later requests are timed from their own start, not from the first one's.
+    expect(await request(app).get('/api/service/get-later?ms=60')).toMatchObject({ status: 200, body: { waited: 60 } });
+  });
+
   test('a map naming an unknown service or method fails when the app is built', () => {
     class Service {
       work() {}
