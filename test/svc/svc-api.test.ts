@@ -381,19 +381,19 @@ describe('interceptors', () => {
         return { waited: Number(ms) };
       }
     }
-    const app = new SvcApi({ timeoutMs: 150 })
+    const app = new SvcApi({ timeoutMs: 400 })
       .interceptAll((req, res, next) => (req.query.deny === 'yes' ? res.status(401).json({ error: 'Unauthorized' }) : next()))
       .from(new SvcContainer().ofLocal(Service)).app;
     const [quick, denied, slow] = await Promise.all([
       request(app).get('/api/service/get-later?ms=20'),
       request(app).get('/api/service/get-later?ms=0&deny=yes'),
-      request(app).get('/api/service/get-later?ms=600'),
+      request(app).get('/api/service/get-later?ms=1000'),
     ]);
     expect(quick).toMatchObject({ status: 200, body: { waited: 20 } });
     expect(denied.status).toBe(401);
     expect(slow).toMatchObject({ status: 503, body: { error: 'ServiceUnavailable' } });
     // Later requests are timed from their own start, not from the first one's.
-    expect(await request(app).get('/api/service/get-later?ms=60')).toMatchObject({ status: 200, body: { waited: 60 } });
+    expect(await request(app).get('/api/service/get-later?ms=150')).toMatchObject({ status: 200, body: { waited: 150 } });
   });
 
   test('a map naming an unknown service or method fails when the app is built', () => {
