@@ -73,6 +73,8 @@ possession := "own" if {
 	"own" in granted_possessions
 }
 
+# An empty attribute list grants nothing. The compiler leaves such lists out; the policy does not
+# count them either, for data written by hand.
 granted_possessions contains wanted if {
 	some granted in caller_grants
 	some wanted, attributes in granted
