@@ -1,8 +1,14 @@
-import type { DeclaredRoles } from './acl-declaration';
-import type { OperationGrants, OperationSpec, Possession } from './data-document';
+import type { DeclaredRoles, ResourceGrants } from './acl-declaration';
+import type { Action, OperationGrants, OperationSpec, Possession } from './data-document';
 import type { OperationFacts } from './openapi-operations';
 
 const POSSESSIONS: readonly Possession[] = ['any', 'own'];
+const ACTIONS: readonly Action[] = ['create', 'read', 'update', 'delete'];
+/** The declaration's `<action>:<possession>` keys, built once rather than for every role and operation. */
+const GRANT_KEYS = Object.fromEntries(ACTIONS.map((action) => [action, Object.fromEntries(POSSESSIONS.map((possession) => [possession, `${action}:${possession}`]))])) as Record<
+  Action,
+  Record<Possession, keyof ResourceGrants>
+>;
 
 /**
  * Adds to every secured operation what each role may do there: the role's own grants for the
@@ -13,18 +19,28 @@ const POSSESSIONS: readonly Possession[] = ['any', 'own'];
  * grant to look up.
  */
 export function withGrants(operations: Record<string, OperationFacts>, declared: DeclaredRoles, anonymousDefault: boolean): Record<string, OperationSpec> {
-  const reach = reachableRoles(declared.extends);
+  const grants = new Map<string, Record<string, OperationGrants>>();
+  const securedByResource = new Map<string, string[]>();
+  for (const [key, operation] of Object.entries(operations)) {
+    grants.set(key, {});
+    if (operation.secured) securedByResource.set(operation.resource, [...(securedByResource.get(operation.resource) ?? []), key]);
+  }
+
+  // Walked from the declarations, so that the work follows what is declared, not roles x operations.
+  for (const [role, reached] of reachableRoles(declared.extends)) {
+    for (const [resource, declaredHere] of grantsByResource(reached, declared)) {
+      for (const key of securedByResource.get(resource) ?? []) {
+        const granted = grantsFor(declaredHere, operations[key]!.action);
+        if (granted !== undefined) grants.get(key)![role] = granted;
+      }
+    }
+  }
+
   const result: Record<string, OperationSpec> = {};
   for (const [key, operation] of Object.entries(operations)) {
-    const grants: Record<string, OperationGrants> = {};
-    if (operation.secured) {
-      for (const [role, reached] of reach) {
-        const granted = grantsThrough(reached, declared, operation);
-        if (granted !== undefined) grants[role] = granted;
-      }
-      if (anonymousDefault && operation.action === 'read' && Object.keys(operation.params).length === 0) grants.anonymous = { any: ['*'] };
-    }
-    result[key] = { ...operation, grants };
+    const here = grants.get(key)!;
+    if (anonymousDefault && operation.secured && operation.action === 'read' && Object.keys(operation.params).length === 0) here.anonymous = { any: ['*'] };
+    result[key] = { ...operation, grants: here };
   }
   return result;
 }
@@ -40,13 +56,26 @@ function reachableRoles(graph: Record<string, string[]>): Map<string, string[]> 
   return reach;
 }
 
-function grantsThrough(roles: string[], declared: DeclaredRoles, operation: OperationFacts): OperationGrants | undefined {
+/** Resource -> the grants declared on it by any of these roles. */
+function grantsByResource(roles: readonly string[], declared: DeclaredRoles): Map<string, ResourceGrants[]> {
+  const byResource = new Map<string, ResourceGrants[]>();
+  for (const role of roles) {
+    for (const [resource, grants] of Object.entries(declared.roles[role]?.grants ?? {})) {
+      const list = byResource.get(resource);
+      if (list === undefined) byResource.set(resource, [grants]);
+      else list.push(grants);
+    }
+  }
+  return byResource;
+}
+
+function grantsFor(declaredHere: readonly ResourceGrants[], action: Action): OperationGrants | undefined {
   let granted: OperationGrants | undefined;
   for (const possession of POSSESSIONS) {
-    const key = `${operation.action}:${possession}` as const;
+    const key = GRANT_KEYS[action][possession];
     let attributes: string[] | undefined;
-    for (const role of roles) {
-      const list = declared.roles[role]?.grants[operation.resource]?.[key];
+    for (const grants of declaredHere) {
+      const list = grants[key];
       if (list === undefined || list.length === 0) continue;
       attributes = attributes === undefined ? list : [...new Set([...attributes, ...list])];
     }
