@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import { ConfigError, jsonPath } from './config-error';
-import type { Action, Possession } from './data-document';
+import { ACTIONS, POSSESSIONS, type Action, type Possession } from './data-document';
 import { parseWith } from './parse-with';
 
-const GRANT_KEY = /^(create|read|update|delete):(any|own)$/;
-const ACTIONS = ['create', 'read', 'update', 'delete'];
-const POSSESSIONS = ['any', 'own'];
+const GRANT_KEY = new RegExp(`^(${ACTIONS.join('|')}):(${POSSESSIONS.join('|')})$`);
 const EXTEND = '$extend';
 
 // Objects are checked for being objects only, not walked: their entries are validated one by one
@@ -87,8 +85,8 @@ function readGrants(value: unknown, file: string, at: readonly string[]): Resour
 function grantKeyError(key: string, file: string, at: readonly string[]): ConfigError {
   const [action, possession, ...rest] = key.split(':');
   let problem = `${JSON.stringify(key)} is not "<action>:<possession>"`;
-  if (rest.length === 0 && action !== undefined && !ACTIONS.includes(action)) problem = `unknown action ${JSON.stringify(action)}`;
-  else if (rest.length === 0 && possession !== undefined && !POSSESSIONS.includes(possession)) problem = `unknown possession ${JSON.stringify(possession)}`;
+  if (rest.length === 0 && action !== undefined && !(ACTIONS as readonly string[]).includes(action)) problem = `unknown action ${JSON.stringify(action)}`;
+  else if (rest.length === 0 && possession !== undefined && !(POSSESSIONS as readonly string[]).includes(possession)) problem = `unknown possession ${JSON.stringify(possession)}`;
   return new ConfigError(file, jsonPath(at), problem, `actions are ${ACTIONS.join(', ')}; possessions are ${POSSESSIONS.join(', ')}; e.g. "read:own"`);
 }
 

@@ -8,6 +8,8 @@ export const DATA_SCHEMA_VERSION = 2 as const;
 
 export type Action = 'create' | 'read' | 'update' | 'delete';
 export type Possession = 'any' | 'own';
+export const ACTIONS: readonly Action[] = ['create', 'read', 'update', 'delete'];
+export const POSSESSIONS: readonly Possession[] = ['any', 'own'];
 /** `body`: a property of a JSON request body that carries `x-acl-binding`. */
 export type ParamLocation = 'path' | 'query' | 'header' | 'cookie' | 'body';
 export type ParamStyle = 'simple' | 'label' | 'matrix' | 'form' | 'spaceDelimited' | 'pipeDelimited' | 'deepObject';

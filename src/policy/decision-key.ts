@@ -1,4 +1,5 @@
 import type { PolicyInput } from './evaluator';
+import { isPlainObject } from './load-document';
 
 /**
  * The decision cache key of an input: everything the policy reads (`operation`, `role`, `params`,
@@ -40,7 +41,7 @@ function roleKey(role: unknown): string | undefined {
 /** A plain object, its entries in key order; `item` keys one value, or gives undefined for a shape it does not key. */
 function recordKey(record: object | undefined, item: (value: unknown) => string | undefined): string | undefined {
   if (record === undefined) return 'u';
-  if (!isPlainObject(record)) return undefined;
+  if (!isKeyableObject(record)) return undefined;
   const names = Object.keys(record);
   let key = `o${count(names)}`;
   for (const name of names) {
@@ -78,10 +79,9 @@ function isPlainArray(value: unknown): value is unknown[] {
   return Array.isArray(value) && Object.getPrototypeOf(value) === Array.prototype && !('toJSON' in value);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
+/** An object literal whose JSON text is its own entries: no toJSON anywhere on its prototype chain. */
+function isKeyableObject(value: unknown): value is Record<string, unknown> {
+  return isPlainObject(value) && !('toJSON' in value);
 }
 
 /** What JSON.parse can give: such a value's JSON text is exactly what the policy will see. */
@@ -90,5 +90,5 @@ function isJsonValue(value: unknown, depth = 0): boolean {
   if (value === null || typeof value === 'boolean' || typeof value === 'string') return true;
   if (typeof value === 'number') return Number.isFinite(value);
   if (Array.isArray(value)) return isPlainArray(value) && value.every((item) => isJsonValue(item, depth + 1));
-  return isPlainObject(value) && Object.values(value).every((item) => isJsonValue(item, depth + 1));
+  return isKeyableObject(value) && Object.values(value).every((item) => isJsonValue(item, depth + 1));
 }

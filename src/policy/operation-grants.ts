@@ -1,9 +1,7 @@
 import type { DeclaredRoles, ResourceGrants } from './acl-declaration';
-import type { Action, OperationGrants, OperationSpec, Possession } from './data-document';
+import { ACTIONS, POSSESSIONS, type Action, type OperationGrants, type OperationSpec, type Possession } from './data-document';
 import type { OperationFacts } from './openapi-operations';
 
-const POSSESSIONS: readonly Possession[] = ['any', 'own'];
-const ACTIONS: readonly Action[] = ['create', 'read', 'update', 'delete'];
 /** The declaration's `<action>:<possession>` keys, built once rather than for every role and operation. */
 const GRANT_KEYS = Object.fromEntries(ACTIONS.map((action) => [action, Object.fromEntries(POSSESSIONS.map((possession) => [possession, `${action}:${possession}`]))])) as Record<
   Action,
