@@ -20,3 +20,8 @@ export interface AclOptions {
   /** Decisions remembered per compiled ACL (see EvaluatorOptions); default 10,000, 0 for none. */
   decisionCacheSize?: number;
 }
+
+/** The options the decision step needs, picked from an adapter's validated configuration. */
+export function decisionOptions(config: AclOptions): AclOptions {
+  return { roleBinding: config.roleBinding, checkOwnership: config.checkOwnership, decisionLog: config.decisionLog };
+}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DecisionResult } from '../policy/decide';
-import type { Evaluator } from '../policy/evaluator';
+import type { Evaluator, PolicyInput } from '../policy/evaluator';
 
 /** One decision, as sent to `decisionLog`. It never holds the token. */
 export interface DecisionLogEvent {
@@ -8,6 +8,8 @@ export interface DecisionLogEvent {
   timestamp: string;
   /** `<METHOD> <path>` of the operation. */
   operation: string;
+  /** The policy input the decision was made on: the parameter values read from the request, the claims compared with them. */
+  input: PolicyInput;
   /** The caller's roles as the token gave them; `["anonymous"]` without a verified token. */
   roles: unknown;
   result: 'allow' | 'deny';
@@ -29,6 +31,7 @@ export function logDecision(log: DecisionLog | undefined, evaluator: Evaluator, 
     decision_id: randomUUID(),
     timestamp: new Date().toISOString(),
     operation: input.operation,
+    input,
     roles: 'role' in input ? input.role : ['anonymous'],
     result: decision.allow ? 'allow' : 'deny',
     reasons: decision.reasons,

@@ -5,7 +5,7 @@ import { ConfigError } from '../policy/config-error';
 import { Evaluator } from '../policy/evaluator';
 import { createOperationMatcher, type OperationMatch } from '../policy/match-operation';
 import { parseWith } from '../policy/parse-with';
-import { aclOptionsShape, type AclOptions } from './acl-options';
+import { aclOptionsShape, decisionOptions, type AclOptions } from './acl-options';
 import type { BearerJwtHandler } from './bearer-jwt';
 import { answerJson, guardRequest, type Guard, type GuardedRequest } from './guard-request';
 import { serverPrefixes } from './server-prefixes';
@@ -53,7 +53,7 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
   const guard: Guard = {
     evaluator,
     handler: config.handler,
-    options: { roleBinding: config.roleBinding, checkOwnership: config.checkOwnership, decisionLog: config.decisionLog },
+    options: decisionOptions(config),
   };
 
   const find = (req: Request): OperationMatch | undefined => {

@@ -6,7 +6,7 @@ import { ConfigError } from '../policy/config-error';
 import { operationKey, type DataDocument, type OperationSpec } from '../policy/data-document';
 import { denied, Evaluator, type Decision } from '../policy/evaluator';
 import { parseWith } from '../policy/parse-with';
-import { aclOptionsShape, type AclOptions } from './acl-options';
+import { aclOptionsShape, decisionOptions, type AclOptions } from './acl-options';
 import { authorize } from './authorize';
 import { AuthError } from './errors';
 import { filterAttributes } from './filter-attributes';
@@ -88,7 +88,7 @@ export class BearerJWT {
     if (guards.length === 0) {
       throw new ConfigError(FILE, '$.acl', 'no permission declaration is given', 'pass acl: { <bearer scheme>: <declaration or file> } to use(), or x-acl-config in the security scheme');
     }
-    return new BearerJWT(guards, { roleBinding, checkOwnership: options.checkOwnership, decisionLog: options.decisionLog }, oasFile);
+    return new BearerJWT(guards, decisionOptions({ ...options, roleBinding }), oasFile);
   }
 
   /** Registered by @oas-tools/core once per path, like its own middleware: a route per server prefix. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { aclOptionsShape, type AclOptions } from '../auth/acl-options';
+import { aclOptionsShape, decisionOptions, type AclOptions } from '../auth/acl-options';
 import type { BearerJwtHandler } from '../auth/bearer-jwt';
 import { guardRequest, type Guard } from '../auth/guard-request';
 import { compileAcl } from '../policy/compile-acl';
@@ -60,8 +60,7 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
   interceptor[BIND_TO_API] = (openapi, routes) => {
     const described = withOwners(withBearerScheme(openapi), config.owners, routes);
     const data = compileAcl({ openapi: described, acl: config.acl, scheme: SCHEME });
-    const aclOptions: AclOptions = { roleBinding: config.roleBinding, checkOwnership: config.checkOwnership, decisionLog: config.decisionLog };
-    guard = { evaluator: Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize }), handler: config.handler, options: aclOptions };
+        guard = { evaluator: Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize }), handler: config.handler, options: decisionOptions(config) };
     for (const route of routes) {
       const key = operationKey(route.httpMethod, route.path);
       const operation = data.operations[key];
