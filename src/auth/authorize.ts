@@ -1,22 +1,44 @@
 import type { VerifiedPayload } from '../policy/build-input';
 import { decide, type DecisionResult } from '../policy/decide';
-import { denied, type Evaluator } from '../policy/evaluator';
+import { denied, type Evaluator, type PolicyInput } from '../policy/evaluator';
 import type { OperationMatch } from '../policy/match-operation';
+import { RequestValidationError } from '../policy/request-validation-error';
 import type { AclOptions } from './acl-options';
 import { logDecision } from './decision-log';
 import { requestParts, type HttpRequest } from './request-parts';
+
+/** A decision, or a deny because the request could not be read one way (the adapter answers 400). */
+export interface AuthorizeResult extends DecisionResult {
+  refused?: RequestValidationError;
+}
+
+/** A host's own check that it reads the decided values the same way; an error refuses the request. */
+export type ConfirmInput = (input: PolicyInput) => RequestValidationError | undefined;
 
 /**
  * request -> input -> evaluator -> decision, logged; an error on the way is a deny. Immediate when
  * no ownership check has to be awaited, so the common path costs no extra turn of the event loop.
  */
-export function authorize(evaluator: Evaluator, match: OperationMatch, req: HttpRequest, payload: VerifiedPayload | undefined, options: AclOptions): DecisionResult | Promise<DecisionResult> {
+export function authorize(
+  evaluator: Evaluator,
+  match: OperationMatch,
+  req: HttpRequest,
+  payload: VerifiedPayload | undefined,
+  options: AclOptions,
+  confirm?: ConfirmInput,
+): AuthorizeResult | Promise<AuthorizeResult> {
   const startedAt = options.decisionLog ? performance.now() : 0;
-  const done = (result: DecisionResult): DecisionResult => {
-    logDecision(options.decisionLog, evaluator, result, startedAt);
-    return result;
+  const done = (result: AuthorizeResult): AuthorizeResult => {
+    const refused = confirm?.(result.input);
+    const final = refused ? { decision: denied(`bad request: ${refused.message}`), input: result.input, refused } : result;
+    logDecision(options.decisionLog, evaluator, final, startedAt);
+    return final;
   };
-  const failed = (error: unknown): DecisionResult => done({ decision: denied(`authorization failed: ${error instanceof Error ? error.message : String(error)}`), input: { operation: match.key } });
+  const failed = (error: unknown): AuthorizeResult => {
+    const input = { operation: match.key };
+    if (error instanceof RequestValidationError) return done({ decision: denied(`bad request: ${error.message}`), input, refused: error });
+    return done({ decision: denied(`authorization failed: ${error instanceof Error ? error.message : String(error)}`), input });
+  };
   let pending: DecisionResult | Promise<DecisionResult>;
   try {
     pending = decide(evaluator, match.key, match.operation, requestParts(req, match.pathParams), payload, options);

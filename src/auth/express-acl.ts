@@ -5,9 +5,12 @@ import { ConfigError } from '../policy/config-error';
 import { Evaluator } from '../policy/evaluator';
 import { createOperationMatcher, type OperationMatch } from '../policy/match-operation';
 import { parseWith } from '../policy/parse-with';
+import { readTarget } from '../policy/read-target';
+import { RequestValidationError } from '../policy/request-validation-error';
 import { aclOptionsShape, decisionOptions, type AclOptions } from './acl-options';
 import type { BearerJwtHandler } from './bearer-jwt';
-import { answerJson, guardRequest, type Guard, type GuardedRequest } from './guard-request';
+import { answerJson, answerRefusal, guardRequest, type Guard, type GuardedRequest } from './guard-request';
+import { readSecurity, securityPlans, type SchemeCheck } from './express-security';
 import { serverPrefixes } from './server-prefixes';
 
 export interface BearerJwtAclOptions extends AclOptions {
@@ -19,9 +22,14 @@ export interface BearerJwtAclOptions extends AclOptions {
   acl: Record<string, unknown>;
   /** Requests that match no operation of the document: 404 (the default) or passed on with next(). */
   unknownOperations?: 'deny' | 'pass';
+  /**
+   * Checks for the document's other security schemes (`{ apiKey: (req) => keys.has(req.headers['x-api-key']) }`):
+   * a request that meets an alternative without the bearer scheme is passed on undecided.
+   */
+  otherSchemes?: Record<string, SchemeCheck>;
 }
 
-type Request = GuardedRequest;
+type Request = GuardedRequest & { baseUrl?: string };
 type Response = ServerResponse;
 
 const optionsSchema = z
@@ -30,6 +38,7 @@ const optionsSchema = z
     handler: z.custom<BearerJwtHandler>((value) => typeof value === 'function', { error: 'handler must be the function bearerJwt(config) returns' }),
     acl: z.record(z.string(), z.unknown()).refine((acl) => Object.keys(acl).length === 1, { error: 'acl must name exactly one security scheme: { <schemeName>: <declaration> }' }),
     unknownOperations: z.enum(['deny', 'pass']).default('deny'),
+    otherSchemes: z.record(z.string(), z.custom<SchemeCheck>((value) => typeof value === 'function', { error: 'each scheme check must be a function (req) => boolean' })).default({}),
     ...aclOptionsShape,
   })
   .strict();
@@ -42,12 +51,13 @@ const optionsSchema = z
 export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: Response, next: (error?: unknown) => void) => Promise<void> {
   const config = parseWith(optionsSchema, options, '<bearerJwtAcl options>', [], 'see bearerJwtAcl in the README');
   const [[scheme, declaration]] = Object.entries(config.acl) as [[string, unknown]];
-  const { data, document } = compileApi({ openapi: config.openapi, acl: declaration, scheme });
+  const { data, document } = compileApi({ openapi: config.openapi, acl: declaration, scheme, strict: config.strict });
   if (Object.values(data.operations).every((operation) => !operation.secured)) {
     throw new ConfigError('<bearerJwtAcl options>', '$.acl', `no operation of the document requires the scheme ${scheme}`, 'add security: [{ <scheme>: [] }] to the document or its operations');
   }
   const evaluator = Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize });
   const match = createOperationMatcher(data.operations);
+  const plans = securityPlans(document, data.operations, scheme, config.otherSchemes, '<bearerJwtAcl options>');
   // Express matches paths in any case, so the guard does too.
   const prefixes = serverPrefixes(document.servers).map((prefix) => prefix.toLowerCase());
   const guard: Guard = {
@@ -56,30 +66,45 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
     options: decisionOptions(config),
   };
 
-  const find = (req: Request): OperationMatch | undefined => {
-    const pathname = pathOf(req);
+  const find = (pathname: string, method: string): OperationMatch | undefined => {
     const lower = pathname.toLowerCase();
     for (const prefix of prefixes) {
       if (lower !== prefix && !lower.startsWith(`${prefix}/`)) continue;
-      const found = match(req.method ?? 'GET', pathname.slice(prefix.length) || '/');
+      const found = match(method, pathname.slice(prefix.length) || '/');
       if (found) return found;
     }
     return undefined;
   };
 
   return async (req, res, next) => {
-    const found = find(req);
+    let found: OperationMatch | undefined;
+    let pathname: string;
+    try {
+      pathname = routedPath(req);
+      found = find(pathname, req.method ?? 'GET');
+    } catch (error) {
+      if (error instanceof RequestValidationError) return answerRefusal(res, error);
+      return next(error);
+    }
     if (!found) {
       if (config.unknownOperations === 'pass') return next();
-      return answerJson(res, 404, 'NotFound', `no operation of the API matches ${req.method} ${pathOf(req)}`);
+      return answerJson(res, 404, 'NotFound', `no operation of the API matches ${req.method} ${pathname}`);
     }
-    if (await guardRequest(guard, found, req, res)) next();
+    const plan = plans.get(found.key);
+    const reading = plan === undefined ? 'bearer' : await readSecurity(plan, config.otherSchemes, req);
+    if (reading === 'alternative') return next();
+    if (await guardRequest(guard, found, req, res, reading === 'anonymous')) next();
   };
 }
 
-/** The path of the request as sent (still percent-encoded; the matcher decodes each segment). */
-function pathOf(req: Request): string {
-  const url = req.originalUrl ?? req.url ?? '/';
-  const end = url.search(/[?#]/);
-  return end === -1 ? url : url.slice(0, end);
+/**
+ * The path the routes after this middleware will match: the mount path plus `req.url`, which is
+ * the target as sent unless an earlier middleware rewrote it. The target as sent must be one
+ * that every router reads the same way (readTarget), and so must the path routed on.
+ */
+function routedPath(req: Request): string {
+  const sent = req.originalUrl ?? req.url ?? '/';
+  const target = readTarget(sent);
+  const routed = `${req.baseUrl ?? ''}${req.url ?? '/'}`;
+  return routed === sent ? target.pathname : readTarget(routed).pathname;
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { VerifiedPayload } from '../policy/build-input';
 import type { Decision, Evaluator } from '../policy/evaluator';
 import type { OperationMatch } from '../policy/match-operation';
+import type { RequestValidationError } from '../policy/request-validation-error';
 import type { AclOptions } from './acl-options';
 import { authorize } from './authorize';
 import type { BearerJwtHandler } from './bearer-jwt';
@@ -26,10 +27,12 @@ export interface Guard {
 
 /**
  * Verifies, decides and, on a deny, answers: 401 with an RFC 6750 challenge or 403, as JSON.
- * Resolves to true when the request may go on, with `req.auth` set.
+ * Resolves to true when the request may go on, with `req.auth` set. With `anonymous`, the token is
+ * not read: the request met none of the requirements the bearer scheme is part of.
  */
-export async function guardRequest(guard: Guard, found: OperationMatch, req: GuardedRequest, res: ServerResponse): Promise<boolean> {
-  const header = req.headers.authorization;
+export async function guardRequest(guard: Guard, found: OperationMatch, req: GuardedRequest, res: ServerResponse, anonymous = false): Promise<boolean> {
+  // anonymous: the request met no security requirement that the token could complete (see express-security).
+  const header = anonymous ? undefined : req.headers.authorization;
   let payload: VerifiedPayload | undefined;
   if (found.operation.secured && header !== undefined) {
     try {
@@ -41,7 +44,11 @@ export async function guardRequest(guard: Guard, found: OperationMatch, req: Gua
     }
   }
   const pending = authorize(guard.evaluator, found, req, payload, guard.options);
-  const { decision } = pending instanceof Promise ? await pending : pending;
+  const { decision, refused } = pending instanceof Promise ? await pending : pending;
+  if (refused) {
+    answerRefusal(res, refused);
+    return false;
+  }
   if (!decision.allow) {
     // RFC 6750, 3.1: a request without credentials gets the bare challenge, no error code.
     if (header === undefined) {
@@ -54,6 +61,11 @@ export async function guardRequest(guard: Guard, found: OperationMatch, req: Gua
   }
   req.auth = { payload, decision, filter: (value) => filterAttributes(value, decision.attributes) };
   return true;
+}
+
+/** 400 for a request the guard will not decide on because it can be read more than one way. */
+export function answerRefusal(res: ServerResponse, error: RequestValidationError): void {
+  answerJson(res, error.status, 'BadRequest', error.message);
 }
 
 export function answerJson(res: ServerResponse, status: number, error: string, message: string): void {

@@ -4,16 +4,20 @@ import type { VerifiedPayload } from '../policy/build-input';
 import { compileAcl } from '../policy/compile-acl';
 import { ConfigError } from '../policy/config-error';
 import { operationKey, type DataDocument, type OperationSpec } from '../policy/data-document';
-import { denied, Evaluator, type Decision } from '../policy/evaluator';
+import { denied, Evaluator, type Decision, type PolicyInput } from '../policy/evaluator';
 import { parseWith } from '../policy/parse-with';
+import { readTarget } from '../policy/read-target';
+import { RequestValidationError } from '../policy/request-validation-error';
 import { aclOptionsShape, decisionOptions, type AclOptions } from './acl-options';
 import { authorize } from './authorize';
 import { AuthError } from './errors';
 import { filterAttributes } from './filter-attributes';
+import { hostReadsTheSame } from './host-params';
+import { schemesWithoutBearer, type SecurityRequirement } from './security-alternatives';
 import { serverPrefixes } from './server-prefixes';
 
 type Request = IncomingMessage & { params?: Record<string, string>; originalUrl?: string };
-type Response = ServerResponse & { locals: { oas?: { security?: Record<string, unknown>; acl?: OasAcl } } };
+type Response = ServerResponse & { locals: { oas?: { security?: Record<string, unknown>; params?: Record<string, unknown>; body?: unknown; acl?: OasAcl } } };
 type Next = (error?: unknown) => void;
 type Handler = (req: Request, res: Response, next: Next) => void;
 type ErrorHandler = (error: unknown, req: Request, res: Response, next: Next) => void;
@@ -43,6 +47,8 @@ interface Check {
   guard: Guard;
   key: string;
   operation: OperationSpec;
+  /** Schemes whose success means an alternative without this guard's scheme was met. */
+  alternatives: ReadonlySet<string>;
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
@@ -71,6 +77,7 @@ export class BearerJWT {
   static async initialize(oasFile: Record<string, unknown>, config: unknown): Promise<BearerJWT> {
     const options = parseWith(configSchema, config ?? {}, FILE, [], 'pass { acl: { <scheme>: <declaration or file> }, roleBinding, checkOwnership }');
     const openapi = { ...oasFile, paths: templatePaths(oasFile.paths) };
+    checkRoutableNames(openapi.paths);
     const schemes = (oasFile.components as { securitySchemes?: Record<string, { 'x-acl-config'?: unknown }> } | undefined)?.securitySchemes ?? {};
 
     const guards: Guard[] = [];
@@ -80,7 +87,7 @@ export class BearerJWT {
       const declaration = options.acl?.[scheme] ?? inDocument.acl?.[scheme];
       if (declaration === undefined) continue;
       roleBinding ??= inDocument.roleBinding;
-      const data = compileAcl({ openapi, acl: declaration, scheme });
+      const data = compileAcl({ openapi, acl: declaration, scheme, strict: options.strict });
       guards.push({ scheme, data, evaluator: await Evaluator.create(data, { decisionCacheSize: options.decisionCacheSize }) });
     }
     const unknown = Object.keys(options.acl ?? {}).filter((scheme) => !(scheme in schemes));
@@ -93,10 +100,10 @@ export class BearerJWT {
 
   /** Registered by @oas-tools/core once per path, like its own middleware: a route per server prefix. */
   register(app: App, path: string): void {
-    const item = (this.oasFile.paths as Record<string, Record<string, { servers?: unknown }>>)[path] ?? {};
-    const template = path.replace(/:([^/]+)/g, '{$1}');
+    const item = (this.oasFile.paths as Record<string, Record<string, { servers?: unknown; security?: unknown }>>)[path] ?? {};
+    const template = openApiTemplate(path);
     // What to check for each method the route can be called with, worked out here, once.
-    const checksByMethod = new Map(METHODS.map((method) => [method.toUpperCase(), this.checksFor(method, template)]));
+    const checksByMethod = new Map(METHODS.map((method) => [method.toUpperCase(), this.checksFor(method, template, item)]));
     const decideRequest: Handler = (req, res, next) => void this.handle(checksByMethod.get(req.method ?? 'GET') ?? [], req, res, next);
     const addChallenge: ErrorHandler = (error, req, res, next) => this.challenge(error, req, res, next);
     // Every request walks the layers of the paths before its own, so each route gets one layer
@@ -118,12 +125,14 @@ export class BearerJWT {
   }
 
   /** The secured operations a request to `template` with `method` is, one per guard that has it. */
-  private checksFor(method: string, template: string): Check[] {
+  private checksFor(method: string, template: string, item: Record<string, { security?: unknown }>): Check[] {
     const checks: Check[] = [];
     for (const guard of this.guards) {
       const key = findKey(guard.data, method, template);
       const operation = key === undefined ? undefined : guard.data.operations[key];
-      if (key !== undefined && operation?.secured) checks.push({ guard, key, operation });
+      if (key === undefined || !operation?.secured) continue;
+      const requirements = (item[operation.method.toLowerCase()]?.security ?? this.oasFile.security ?? []) as SecurityRequirement[];
+      checks.push({ guard, key, operation, alternatives: schemesWithoutBearer(requirements, guard.scheme) });
     }
     return checks;
   }
@@ -132,16 +141,22 @@ export class BearerJWT {
     // @oas-tools/core 3.1.0 calls next() again after its security step has sent a 401.
     if (res.headersSent) return;
     try {
-      for (const { guard, key, operation } of checks) {
-        const payload = verifiedPayload(res, guard.scheme);
+      if (checks.length > 0) readTarget(req.originalUrl ?? req.url ?? '/');
+      const oas = res.locals.oas;
+      for (const { guard, key, operation, alternatives } of checks) {
+        if (metAlternative(oas?.security, alternatives)) continue;
+        const payload = verifiedPayload(oas?.security, guard.scheme);
         if (payload === null) return next(new AuthError(denied('the security handler gave no payload object')));
-        const pending = authorize(guard.evaluator, { key, operation, pathParams: req.params ?? {} }, req, payload, this.options);
-        const { decision } = pending instanceof Promise ? await pending : pending;
+        const confirm = (input: PolicyInput) => hostReadsTheSame(operation, input, oas);
+        const pending = authorize(guard.evaluator, { key, operation, pathParams: req.params ?? {} }, req, payload, this.options, confirm);
+        const { decision, refused } = pending instanceof Promise ? await pending : pending;
+        if (refused) return next(refused);
         if (!decision.allow) return next(new AuthError(decision));
         (res.locals.oas ??= {}).acl = toLocals(decision);
       }
       next();
     } catch (error) {
+      if (error instanceof RequestValidationError) return next(error);
       next(new AuthError(denied(`authorization failed: ${error instanceof Error ? error.message : String(error)}`)));
     }
   }
@@ -158,7 +173,33 @@ export class BearerJWT {
 
 /** OpenAPI templates back from the Express form @oas-tools/core hands over (`/users/:id`). */
 function templatePaths(paths: unknown): Record<string, unknown> {
-  return Object.fromEntries(Object.entries((paths ?? {}) as Record<string, unknown>).map(([path, item]) => [path.replace(/:([^/]+)/g, '{$1}'), item]));
+  return Object.fromEntries(Object.entries((paths ?? {}) as Record<string, unknown>).map(([path, item]) => [openApiTemplate(path), item]));
+}
+
+/**
+ * @oas-tools/core writes `{name}` as `:name`; Express reads a parameter name as letters, digits
+ * and `_` only, so `/dates/:year-:month-:day` is three parameters, as `{year}-{month}-{day}` is.
+ */
+function openApiTemplate(expressPath: string): string {
+  return expressPath.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
+}
+
+/**
+ * A path parameter named `{user-id}` reaches Express as `:user-id`, which it reads as the
+ * parameter `user` followed by the text `-id`: the route would match other requests than the
+ * document describes, and the guard would decide on another value. Refuse it at start-up.
+ */
+function checkRoutableNames(paths: Record<string, unknown>): void {
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [at, value] of Object.entries((item ?? {}) as Record<string, unknown>)) {
+      const parameters = (at === 'parameters' ? value : (value as { parameters?: unknown } | null)?.parameters) as { name?: unknown; in?: unknown }[] | undefined;
+      if (!Array.isArray(parameters)) continue;
+      for (const parameter of parameters) {
+        if (parameter?.in !== 'path' || typeof parameter.name !== 'string' || /^[A-Za-z_][A-Za-z0-9_]*$/.test(parameter.name)) continue;
+        throw new ConfigError('<OpenAPI document>', `$.paths["${path}"]`, `the path parameter ${parameter.name} cannot be routed by @oas-tools/core, which writes it as :${parameter.name} and Express reads only letters, digits and _ as its name`, 'rename the parameter with letters, digits and _ only (e.g. userId)');
+      }
+    }
+  }
 }
 
 function findKey(data: DataDocument, method: string, template: string): string | undefined {
@@ -168,9 +209,20 @@ function findKey(data: DataDocument, method: string, template: string): string |
   return method.toUpperCase() === 'HEAD' && data.operations[operationKey('GET', template)] ? operationKey('GET', template) : undefined;
 }
 
+/**
+ * @oas-tools/core records the result of each security requirement it found satisfied in
+ * `res.locals.oas.security` (one scheme at a time: a later one replaces an earlier). A scheme
+ * recorded there that belongs only to alternatives without the bearer scheme shows that such an
+ * alternative was met.
+ */
+function metAlternative(security: Record<string, unknown> | undefined, alternatives: ReadonlySet<string>): boolean {
+  if (security === undefined || alternatives.size === 0) return false;
+  return Object.keys(security).some((scheme) => alternatives.has(scheme) && Boolean(security[scheme]));
+}
+
 /** undefined: no verified payload (anonymous); null: something that is not a payload (deny). */
-function verifiedPayload(res: Response, scheme: string): VerifiedPayload | undefined | null {
-  const value = res.locals.oas?.security?.[scheme];
+function verifiedPayload(security: Record<string, unknown> | undefined, scheme: string): VerifiedPayload | undefined | null {
+  const value = security?.[scheme];
   if (value === undefined) return undefined;
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as VerifiedPayload) : null;
 }

@@ -1,18 +1,23 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RequestParts } from '../policy/build-input';
+import type { CookieValues, QueryValues, RequestParts } from '../policy/build-input';
+import { RequestValidationError } from '../policy/request-validation-error';
 
 /** What the adapters need of an Express request; kept structural so Express 4 and 5 both fit. */
 export interface HttpRequest {
-  originalUrl?: string;
   url?: string;
   headers: IncomingHttpHeaders;
+  /** The application's own reading of the query string (Express: its `query parser` setting). */
+  query?: unknown;
   body?: unknown;
 }
 
 /**
- * The raw parts parameters are read from. The query string is parsed here rather than taken from
- * `req.query`, because Express's parser turns `a[b]=1` into objects and the serialization rules
- * need the values as they were sent. Query and cookies are parsed only if a parameter reads them.
+ * The parts parameters are read from, as the route handler will get them. Query values are the
+ * application's (`req.query`: qs in Express 4 and @oas-tools/core, node:querystring in Express 5,
+ * or whatever the app configured), checked against a plain reading of the query string: where
+ * the two differ (a bracketed or repeated key, a nested object, a key beyond the parser's limit)
+ * the request is refused, because the guard and the handler would decide on different values.
+ * Query and cookies are read only if a parameter needs them.
  */
 export function requestParts(req: HttpRequest, pathParams: Record<string, string>): RequestParts {
   return new LazyRequestParts(req, pathParams);
@@ -21,29 +26,23 @@ export function requestParts(req: HttpRequest, pathParams: Record<string, string
 // A class, not an object literal with getters: its accessors live on one shared prototype, so a
 // request costs one small allocation.
 class LazyRequestParts implements RequestParts {
-  private parsedQuery: URLSearchParams | undefined;
-  private parsedCookies: Record<string, string> | undefined;
+  private parsedCookies: AppCookies | undefined;
 
   constructor(
     private readonly req: HttpRequest,
     readonly pathParams: Record<string, string>,
   ) {}
 
-  get query(): URLSearchParams {
-    if (this.parsedQuery === undefined) {
-      const url = this.req.originalUrl ?? this.req.url ?? '';
-      const queryStart = url.indexOf('?');
-      this.parsedQuery = new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
-    }
-    return this.parsedQuery;
+  get query(): QueryValues {
+    return new AppQuery(this.req);
   }
 
   get headers(): IncomingHttpHeaders {
     return this.req.headers;
   }
 
-  get cookies(): Record<string, string> {
-    this.parsedCookies ??= parseCookies(this.req.headers.cookie);
+  get cookies(): CookieValues {
+    this.parsedCookies ??= new AppCookies(this.req.headers.cookie);
     return this.parsedCookies;
   }
 
@@ -52,21 +51,58 @@ class LazyRequestParts implements RequestParts {
   }
 }
 
-function parseCookies(header: string | undefined): Record<string, string> {
-  const cookies: Record<string, string> = {};
-  for (const pair of header?.split(';') ?? []) {
-    const index = pair.indexOf('=');
-    if (index === -1) continue;
-    const name = pair.slice(0, index).trim();
-    if (name !== '' && !Object.hasOwn(cookies, name)) cookies[name] = safeDecode(pair.slice(index + 1).trim());
+class AppQuery implements QueryValues {
+  private plain: URLSearchParams | undefined;
+
+  constructor(private readonly req: HttpRequest) {}
+
+  getAll(name: string): string[] {
+    const url = this.req.url ?? '';
+    const queryStart = url.indexOf('?');
+    this.plain ??= new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
+    const plain = this.plain.getAll(name);
+    const parsed = this.req.query;
+    if (typeof parsed !== 'object' || parsed === null) return plain;
+    const app = appValues(Object.hasOwn(parsed, name) ? (parsed as Record<string, unknown>)[name] : undefined);
+    if (app === undefined || app.length !== plain.length || app.some((value, index) => value !== plain[index])) {
+      throw new RequestValidationError('ERR_SVCGATE_PARAM', `the query parameter ${name} is read differently by the application's query parser (a bracketed, nested or repeated key, or too many parameters); send it as ${name}=<value>`);
+    }
+    return plain;
   }
-  return cookies;
 }
 
-function safeDecode(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
+/** The app's value as a list of strings; undefined for shapes a parameter value cannot have. */
+function appValues(value: unknown): string[] | undefined {
+  if (value === undefined) return [];
+  if (typeof value === 'string') return [value];
+  return Array.isArray(value) && value.every((item) => typeof item === 'string') ? value : undefined;
+}
+
+/**
+ * Cookie parsers disagree on a name given twice (first or last wins), on quoted values and on
+ * percent-decoding (the `cookie` package decodes, @oas-tools/core does not, and cuts the value at
+ * its first `=`). A parameter read from such a cookie is refused; any other is read as every
+ * parser reads it.
+ */
+class AppCookies implements CookieValues {
+  private readonly values = new Map<string, string>();
+  private readonly ambiguous = new Set<string>();
+
+  constructor(header: string | undefined) {
+    for (const pair of header?.split(';') ?? []) {
+      const index = pair.indexOf('=');
+      if (index === -1) continue;
+      const name = pair.slice(0, index).trim();
+      const value = pair.slice(index + 1).trim();
+      if (this.values.has(name) || /["%=]/.test(value)) this.ambiguous.add(name);
+      this.values.set(name, value);
+    }
+  }
+
+  get(name: string): string | undefined {
+    if (this.ambiguous.has(name)) {
+      throw new RequestValidationError('ERR_SVCGATE_PARAM', `the cookie ${name} is given twice or holds a quote, "%" or "=", which cookie parsers read differently`);
+    }
+    return this.values.get(name);
   }
 }

@@ -1,15 +1,26 @@
 import { paramKey, type OperationSpec, type ParamSpec } from './data-document';
 import type { PolicyInput } from './evaluator';
+import { RequestValidationError } from './request-validation-error';
 import { serializeBodyValue, serializeClaimValue, serializeRequestValue } from './serialize-param';
 
-/** The raw parts of a request that parameters are read from, as an adapter has them. */
+/** Query values by name, as the handler will get them; a URLSearchParams fits. */
+export interface QueryValues {
+  getAll(name: string): string[];
+}
+
+/** Cookie values by name, as the handler will get them; a Map fits. */
+export interface CookieValues {
+  get(name: string): string | undefined;
+}
+
+/** The parts of a request that parameters are read from, as an adapter has them. */
 export interface RequestParts {
   /** Percent-decoded path parameter values by template name. */
   pathParams?: Record<string, string>;
-  query?: URLSearchParams;
+  query?: QueryValues;
   /** Header values keyed in lower case, as Node gives them. */
   headers?: Record<string, string | string[] | undefined>;
-  cookies?: Record<string, string>;
+  cookies?: CookieValues;
   /** The parsed JSON body, for owned body properties. */
   body?: unknown;
 }
@@ -19,7 +30,10 @@ export type VerifiedPayload = Record<string, unknown>;
 
 /**
  * Builds the policy input for one request. Only owned parameters are serialized: the policy
- * needs nothing else, and a smaller input is faster to hand to the Wasm module.
+ * needs nothing else, and a smaller input is faster to hand to the Wasm module. An owned value
+ * that does not fit its schema (a word for an integer, a repeated scalar, an object) is refused
+ * with RequestValidationError: the handler, or a validator after the guard, would read it some
+ * other way than the policy, so no decision is made on it.
  */
 export function buildInput(
   key: string,
@@ -36,11 +50,19 @@ export function buildInput(
   for (const param of Object.values(operation.params)) {
     if (!param.owned) continue;
     const k = paramKey(param);
-    input.params![k] = param.in === 'body' ? serializeBodyValue(param, bodyProperty(request.body, param.name)) : serializeRequestValue(param, rawValue(param, request));
+    const values = param.in === 'body' ? serializeBodyValue(param, bodyProperty(request.body, param.name)) : serializeRequestValue(param, rawValue(param, request));
+    if (values.includes(null)) throw invalidValue(param);
+    input.params![k] = values;
     const claim = ownClaim(payload, param.binding);
     if (claim !== undefined) input.claims![k] = serializeClaimValue(param, claim);
   }
   return input;
+}
+
+function invalidValue(param: ParamSpec): RequestValidationError {
+  const where = param.in === 'body' ? 'the body property' : `the ${param.in} parameter`;
+  const expected = param.type === 'array' ? `a list of ${param.items ?? 'values'} in ${param.style} style` : param.type === 'unknown' ? 'one value' : `one ${param.type}`;
+  return new RequestValidationError('ERR_SVCGATE_PARAM', `${where} ${param.name} must be ${expected}`);
 }
 
 /** Own properties only: a claim named `constructor` must not find Object.prototype's. */
@@ -67,6 +89,6 @@ function rawValue(param: ParamSpec, request: RequestParts): string | string[] | 
       return Array.isArray(value) ? value.join(', ') : value;
     }
     case 'cookie':
-      return request.cookies?.[param.name];
+      return request.cookies?.get(param.name);
   }
 }

@@ -1,8 +1,10 @@
 export { compileAcl, type CompileAclOptions } from './compile-acl';
 export { ConfigError } from './config-error';
+export { RequestValidationError } from './request-validation-error';
+export { readTarget, type RequestTarget } from './read-target';
 export { Evaluator, denied, type Decision, type PolicyInput } from './evaluator';
 export { decide, type CheckOwnership, type DecideOptions, type DecisionResult } from './decide';
-export { buildInput, type RequestParts, type VerifiedPayload } from './build-input';
+export { buildInput, type CookieValues, type QueryValues, type RequestParts, type VerifiedPayload } from './build-input';
 export { createOperationMatcher, type OperationMatch, type OperationMatcher } from './match-operation';
 export { serializeBodyValue, serializeClaimValue, serializeRequestValue } from './serialize-param';
 export * from './data-document';

@@ -1,4 +1,6 @@
 import type { OperationSpec } from './data-document';
+import { RequestValidationError } from './request-validation-error';
+import { compileSegment, matchSegment, type SegmentPattern } from './match-segment';
 
 export interface OperationMatch {
   /** The operation's key in the data document, e.g. `GET /users/{userId}`. */
@@ -11,66 +13,68 @@ export interface OperationMatch {
 interface Route {
   key: string;
   operation: OperationSpec;
-  pattern: RegExp;
-  names: string[];
+  segments: SegmentPattern[];
+  paramCount: number;
+  literalLength: number;
 }
 
+/** Finds the operation of a method and a still-encoded path (`/users/a%20b`); undefined when none. */
 export type OperationMatcher = (method: string, pathname: string) => OperationMatch | undefined;
 
 /**
- * Finds the operation a request addresses. As OpenAPI asks, concrete paths win over templated
- * ones (`/users/me` before `/users/{id}`). HEAD falls back to the GET operation, and letters match
- * in any case, as Express routes them: a guard must see every request its app would serve.
+ * Finds the operation a request addresses, segment by segment, in time linear in the path's
+ * length (no backtracking pattern sees client input). As OpenAPI asks, concrete paths win over
+ * templated ones (`/users/me` before `/users/{id}`). HEAD falls back to the GET operation, letters
+ * match in any case and one trailing `/` is allowed, as Express routes them: a guard must see
+ * every request its app would serve. A segment that Express could split more than one way
+ * (`/dates/{year}-{month}-{day}` given `2024-01-02-03`) is refused rather than guessed.
  */
 export function createOperationMatcher(operations: Record<string, OperationSpec>): OperationMatcher {
   const routes = Object.entries(operations)
     .map(([key, operation]) => toRoute(key, operation))
-    .sort((a, b) => a.names.length - b.names.length || literalLength(b) - literalLength(a));
+    .sort((a, b) => a.paramCount - b.paramCount || b.literalLength - a.literalLength);
 
-  const find = (method: string, pathname: string): OperationMatch | undefined => {
+  const find = (method: string, segments: string[]): OperationMatch | undefined => {
     for (const route of routes) {
-      if (route.operation.method !== method) continue;
-      const match = route.pattern.exec(pathname);
-      if (!match) continue;
-      const pathParams = decodeParams(route.names, match.slice(1));
+      if (route.operation.method !== method || route.segments.length !== segments.length) continue;
+      const pathParams = matchRoute(route, segments);
       if (pathParams) return { key: route.key, operation: route.operation, pathParams };
     }
     return undefined;
   };
 
   return (method, pathname) => {
+    const segments = pathname.split('/').slice(1);
+    if (segments.length > 1 && segments[segments.length - 1] === '') segments.pop();
     const upper = method.toUpperCase();
-    return find(upper, pathname) ?? (upper === 'HEAD' ? find('GET', pathname) : undefined);
+    return find(upper, segments) ?? (upper === 'HEAD' ? find('GET', segments) : undefined);
   };
 }
 
 function toRoute(key: string, operation: OperationSpec): Route {
-  const names: string[] = [];
-  const source = operation.path
-    .split(/(\{[^}]+\})/)
-    .map((part) => {
-      const name = /^\{([^}]+)\}$/.exec(part)?.[1];
-      if (name === undefined) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      names.push(name);
-      return '([^/]+)';
-    })
-    .join('');
-  return { key, operation, pattern: new RegExp(`^${source}/?$`, 'i'), names };
+  const segments = operation.path.split('/').slice(1).map(compileSegment);
+  const paramCount = segments.reduce((count, segment) => count + segment.names.length, 0);
+  const literalLength = operation.path.replace(/\{[^}]*\}/g, '').length;
+  return { key, operation, segments, paramCount, literalLength };
 }
 
-function literalLength(route: Route): number {
-  return route.operation.path.replace(/\{[^}]+\}/g, '').length;
-}
-
-/** A segment with broken percent-encoding matches nothing rather than throwing. */
-function decodeParams(names: string[], values: string[]): Record<string, string> | undefined {
+function matchRoute(route: Route, segments: string[]): Record<string, string> | undefined {
   const params: Record<string, string> = {};
-  for (const [index, name] of names.entries()) {
-    try {
-      params[name] = decodeURIComponent(values[index]!);
-    } catch {
-      return undefined;
+  for (let index = 0; index < segments.length; index++) {
+    const values = matchSegment(route.segments[index]!, segments[index]!);
+    if (values === undefined) return undefined;
+    if (values === 'ambiguous') {
+      throw new RequestValidationError('ERR_SVCGATE_PATH', `the path segment ${index + 1} can be split more than one way for ${route.operation.path}`);
     }
+    route.segments[index]!.names.forEach((name, at) => (params[name] = decode(values[at]!)));
   }
   return params;
+}
+
+function decode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    throw new RequestValidationError('ERR_SVCGATE_PATH', 'a path parameter holds an invalid percent-escape');
+  }
 }

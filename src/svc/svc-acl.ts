@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import { aclOptionsShape, decisionOptions, type AclOptions } from '../auth/acl-options';
 import type { BearerJwtHandler } from '../auth/bearer-jwt';
-import { guardRequest, type Guard } from '../auth/guard-request';
+import { answerRefusal, guardRequest, type Guard } from '../auth/guard-request';
 import { compileAcl } from '../policy/compile-acl';
 import { ConfigError } from '../policy/config-error';
 import { operationKey } from '../policy/data-document';
 import { Evaluator } from '../policy/evaluator';
 import type { OperationMatch } from '../policy/match-operation';
 import { parseWith } from '../policy/parse-with';
+import { readTarget } from '../policy/read-target';
+import type { RequestValidationError } from '../policy/request-validation-error';
 import { readsBody } from './http-method';
 import type { Interceptor } from './interceptors';
 import type { SvcRoute } from './routes';
@@ -55,12 +57,17 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
     const route = (res.locals.svc as { route: SvcRoute }).route;
     const found = operations.get(route);
     if (!guard || !found) return next(new Error(`svcAcl: ${operationKey(route.httpMethod, route.path)} was not compiled; register svcAcl before the app is built`));
+    try {
+      readTarget(req.originalUrl);
+    } catch (error) {
+      return answerRefusal(res, error as RequestValidationError);
+    }
     if (await guardRequest(guard, found, req, res)) next();
   };
   interceptor[BIND_TO_API] = (openapi, routes) => {
     const described = withOwners(withBearerScheme(openapi), config.owners, routes);
-    const data = compileAcl({ openapi: described, acl: config.acl, scheme: SCHEME });
-        guard = { evaluator: Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize }), handler: config.handler, options: decisionOptions(config) };
+    const data = compileAcl({ openapi: described, acl: config.acl, scheme: SCHEME, strict: config.strict });
+    guard = { evaluator: Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize }), handler: config.handler, options: decisionOptions(config) };
     for (const route of routes) {
       const key = operationKey(route.httpMethod, route.path);
       const operation = data.operations[key];

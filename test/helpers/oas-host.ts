@@ -15,6 +15,8 @@ export interface OasSetup {
   securityDisabled?: boolean;
   customHandler?: boolean;
   requestValidation?: boolean;
+  /** `{ <apiKey scheme>: [valid keys] }`: security handlers for the document's apiKey schemes. */
+  apiKeys?: Record<string, string[]>;
 }
 
 export interface OasHost {

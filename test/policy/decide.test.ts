@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { compileAcl, createOperationMatcher, decide, Evaluator, type CheckOwnership, type DecideOptions, type VerifiedPayload } from '../../src/policy';
+import { compileAcl, createOperationMatcher, decide, Evaluator, RequestValidationError, type CheckOwnership, type DecideOptions, type VerifiedPayload } from '../../src/policy';
 
 const EXAMPLE = join(__dirname, '../../examples/users-api');
 const data = compileAcl({ openapi: join(EXAMPLE, 'openapi.yaml'), acl: join(EXAMPLE, 'permissions.yaml') });
@@ -20,8 +20,12 @@ describe('the seed case: read:own on /users/{userId}, a token listing 1, 3 and 5
   test.each(['1', '3', '5', '003', '+5'])('/users/%s is allowed', async (id) => {
     expect((await request('GET', `/users/${id}`, user)).decision).toMatchObject({ allow: true, possession: 'own', role: 'user' });
   });
-  test.each(['2', '4', '6', '1.5', 'abc', '-1'])('/users/%s is denied', async (id) => {
+  test.each(['2', '4', '6', '-1'])('/users/%s is denied', async (id) => {
     expect((await request('GET', `/users/${id}`, user)).decision).toMatchObject({ allow: false, reasons: ['read:own needs ownership of path parameter userId'] });
+  });
+  // Not an integer: the handler, or a validator after the guard, would read it some other way, so nothing is decided on it.
+  test.each(['1.5', 'abc', '1e0', '0x1'])('/users/%s is refused as a bad request', async (id) => {
+    await expect(request('GET', `/users/${id}`, user)).rejects.toThrow(RequestValidationError);
   });
   test('a string claim "3" owns /users/3 too', async () => {
     expect((await request('GET', '/users/3', { role: 'user', userId: '3' })).decision.allow).toBe(true);
@@ -50,8 +54,16 @@ test('a claim inherited from Object.prototype is not a claim', async () => {
 });
 
 test('no verified payload is the anonymous role', async () => {
-  expect((await request('GET', '/users', undefined)).decision).toMatchObject({ allow: true, role: 'anonymous' });
-  expect((await request('GET', '/users/1', undefined)).decision.allow).toBe(false);
+  // The example declares anonymous with no grants; here it may list users.
+  const anonymousData = compileAcl({ openapi: join(EXAMPLE, 'openapi.yaml'), acl: { anonymous: { '/users': { 'read:any': ['*'] } } } });
+  const anonymousEvaluator = await Evaluator.create(anonymousData);
+  const find = createOperationMatcher(anonymousData.operations);
+  const decideAnonymous = async (path: string) => {
+    const found = find('GET', path)!;
+    return (await decide(anonymousEvaluator, found.key, found.operation, { pathParams: found.pathParams }, undefined)).decision;
+  };
+  expect(await decideAnonymous('/users')).toMatchObject({ allow: true, role: 'anonymous' });
+  expect((await decideAnonymous('/users/1')).allow).toBe(false);
 });
 
 describe('checkOwnership', () => {
@@ -103,5 +115,107 @@ describe('checkOwnership', () => {
   test('a promise of true owns', async () => {
     const { check } = recorder(() => Promise.resolve(true));
     expect((await request('PUT', '/users/1', { role: 'user' }, { checkOwnership: check })).decision).toMatchObject({ allow: true, attributes: ['email', 'name'] });
+  });
+});
+
+describe('exact numbers (SPEC 7.4)', () => {
+  const openapi = {
+    openapi: '3.0.3',
+    info: { title: 'numbers', version: '1' },
+    security: [{ bearerAuth: [] }],
+    components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    paths: {
+      '/users/{userId}': { get: { parameters: [{ name: 'userId', in: 'path', required: true, schema: { type: 'integer' } }] } },
+      '/prices/{price}': { get: { parameters: [{ name: 'price', in: 'path', required: true, schema: { type: 'number' } }] } },
+    },
+  };
+  const acl = { anonymous: {}, user: { '/users/{userId}': { 'read:own': ['*'] }, '/prices/{price}': { 'read:own': ['*'] } } };
+  const numbers = compileAcl({ openapi, acl });
+  const findNumber = createOperationMatcher(numbers.operations);
+  let numberEvaluator: Evaluator;
+  beforeAll(async () => {
+    numberEvaluator = await Evaluator.create(numbers);
+  });
+  async function get(path: string, payload: VerifiedPayload, options: DecideOptions = {}) {
+    const found = findNumber('GET', path)!;
+    return (await decide(numberEvaluator, found.key, found.operation, { pathParams: found.pathParams }, payload, options)).decision.allow;
+  }
+  // JSON.parse, as a verifier reads the token: 12345678901234567890 arrives as 12345678901234567168.
+  const roundedClaim = JSON.parse('{"role":"user","userId":[12345678901234567890]}') as VerifiedPayload;
+
+  test('an integer claim beyond 2^53 written as a JSON number owns nothing: neither its rounded neighbour nor itself', async () => {
+    expect(await get('/users/12345678901234567168', roundedClaim)).toBe(false);
+    expect(await get('/users/12345678901234567890', roundedClaim)).toBe(false);
+  });
+
+  test('written as a string it owns exactly itself', async () => {
+    const payload = { role: 'user', userId: ['12345678901234567890'] };
+    expect(await get('/users/12345678901234567890', payload)).toBe(true);
+    expect(await get('/users/012345678901234567890', payload)).toBe(true);
+    expect(await get('/users/12345678901234567168', payload)).toBe(false);
+  });
+
+  test('a number parameter compares exact decimals: 9007199254740993 is not owned by 9007199254740992', async () => {
+    expect(await get('/prices/9007199254740993', { role: 'user', price: '9007199254740992' })).toBe(false);
+    expect(await get('/prices/9007199254740993', { role: 'user', price: 9007199254740992 })).toBe(false);
+    expect(await get('/prices/9007199254740993', { role: 'user', price: '9007199254740993' })).toBe(true);
+    expect(await get('/prices/2.50', { role: 'user', price: 2.5 })).toBe(true);
+    expect(await get('/prices/1e2', { role: 'user', price: 100 })).toBe(true);
+  });
+
+  test.each([
+    ['/users/002', 2],
+    ['/users/9007199254740991', 9007199254740991],
+    ['/users/9007199254740993', 9007199254740993n],
+    ['/users/-12345678901234567890', -12345678901234567890n],
+    ['/prices/2.50', 2.5],
+    ['/prices/0.1', 0.1],
+    ['/prices/1e21', 1e21],
+    ['/prices/9007199254740993', '9007199254740993'],
+    ['/prices/0.10000000000000000001', '0.10000000000000000001'],
+  ])('checkOwnership gets %s exactly: %p', async (path, expected) => {
+    const values: unknown[] = [];
+    const record: CheckOwnership = (_payload, _binding, value) => {
+      values.push(value);
+      return false;
+    };
+    await get(path, { role: 'user' }, { checkOwnership: record });
+    expect(values).toEqual([expected]);
+  });
+});
+
+describe('checkOwnershipTimeoutMs (SPEC 7.5)', () => {
+  const never = () => new Promise<boolean>(() => undefined);
+  const later = <T>(ms: number, settle: (resolve: (value: T) => void, reject: (error: Error) => void) => void) => new Promise<T>((resolve, reject) => setTimeout(() => settle(resolve, reject), ms));
+
+  test('a check that never settles counts as not owned once the time limit has passed', async () => {
+    expect((await request('GET', '/users/1', { role: 'user' }, { checkOwnership: never, checkOwnershipTimeoutMs: 20 })).decision).toMatchObject({
+      allow: false,
+      reasons: ['read:own needs ownership of path parameter userId'],
+    });
+  });
+
+  test('an answer after the limit is ignored, and a late rejection is handled', async () => {
+    const lateTrue = () => later<boolean>(60, (resolve) => resolve(true));
+    const lateRejection = () => later<boolean>(60, (_resolve, reject) => reject(new Error('too late')));
+    for (const checkOwnership of [lateTrue, lateRejection]) {
+      expect((await request('GET', '/users/1', { role: 'user' }, { checkOwnership, checkOwnershipTimeoutMs: 10 })).decision.allow).toBe(false);
+      // Let the late answer arrive while the test still runs: Jest fails a test on an unhandled rejection.
+      await later(100, (resolve) => resolve(undefined));
+    }
+  });
+
+  test('an answer within the limit counts', async () => {
+    const soonTrue = () => later<boolean>(5, (resolve) => resolve(true));
+    expect((await request('GET', '/users/1', { role: 'user' }, { checkOwnership: soonTrue, checkOwnershipTimeoutMs: 5000 })).decision.allow).toBe(true);
+  });
+
+  test('the pending time limit does not keep the process alive', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+    const before = timers();
+    const pending = request('GET', '/users/1', { role: 'user' }, { checkOwnership: never, checkOwnershipTimeoutMs: 50 });
+    await Promise.resolve();
+    expect(timers()).toBe(before);
+    expect((await pending).decision.allow).toBe(false);
   });
 });
