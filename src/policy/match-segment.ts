@@ -45,7 +45,11 @@ export function matchSegment(pattern: SegmentPattern, segment: string): string[]
   if (left === undefined) return undefined;
   const right = rightmostSplit(lower, literals, start, end)!;
   if (left.some((position, index) => position !== right[index])) return 'ambiguous';
-  return names.map((_name, index) => segment.slice(index === 0 ? start : left[index - 1]! + literals[index]!.length, index === names.length - 1 ? end : left[index]!));
+  const values = names.map((_name, index) => segment.slice(index === 0 ? start : left[index - 1]! + literals[index]!.length, index === names.length - 1 ? end : left[index]!));
+  // Even a unique split is refused when a value holds a separator: Express 4 would not match
+  // `-` as a month in `{year}-{month}-{day}`, Express 5 would.
+  const inner = literals.slice(1, -1);
+  return values.some((value) => inner.some((literal) => value.toLowerCase().includes(literal))) ? 'ambiguous' : values;
 }
 
 /** Where each inner literal starts, taking the first place that leaves every value non-empty. */
