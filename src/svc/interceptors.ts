@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { didYouMean } from './closest-name';
 import type { SvcRoute } from './routes';
 
 /** The response interceptors see: Express's, plus `body(value)` to replace the body to be sent. */
@@ -15,40 +16,128 @@ export function isClass(value: unknown): value is InterceptorClass {
   return typeof value === 'function' && /^class[\s{]/.test(Function.prototype.toString.call(value));
 }
 
+/** An object literal (or `Object.create(null)`): what a map must be for its entries to be read at all. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+/** The routes of one service, by method name. */
+interface ServiceRoutes {
+  instance: string;
+  methods: Map<string, SvcRoute>;
+}
+
 /**
  * The interceptors each route gets from a list of maps, in the order the maps were given.
- * A name that matches no service or method is an error: a typo must not leave a route unguarded.
+ * Configuration fails closed (SPEC 7.7): a name in a map, or a method of an interceptor class,
+ * that matches no service method is an error, because the route its author meant would run unguarded.
  */
 export function resolveInterceptors(maps: readonly InterceptorMap[], routes: readonly SvcRoute[]): Map<SvcRoute, Interceptor[]> {
   const result = new Map<SvcRoute, Interceptor[]>(routes.map((route) => [route, []]));
-  const add = (route: SvcRoute, interceptor: Interceptor) => result.get(route)!.push(interceptor);
   for (const map of maps) {
     for (const [instance, value] of Object.entries(map)) {
-      const ofService = routes.filter((route) => route.instance === instance);
-      if (ofService.length === 0) throw new Error(`SvcApi: the interceptor map names ${instance}, which is no service of the container`);
-      if (isClass(value)) {
-        const object = new value() as Record<string, unknown>;
-        const named = ofService.filter((route) => typeof object[route.method] === 'function');
-        if (named.length === 0) throw new Error(`SvcApi: ${value.name} has no method named like a method of ${instance}`);
-        named.forEach((route) => add(route, (object[route.method] as Interceptor).bind(object)));
-        continue;
-      }
-      for (const [method, interceptor] of Object.entries(value)) {
-        const route = ofService.find((candidate) => candidate.method === method);
-        if (!route) throw new Error(`SvcApi: the interceptor map names ${instance}.${method}, which is no route`);
-        add(route, methodInterceptor(interceptor, instance, method));
-      }
+      const service = serviceRoutes(instance, routes);
+      for (const [route, interceptor] of interceptorsOf(service, value)) result.get(route)!.push(interceptor);
     }
   }
   return result;
 }
 
-function methodInterceptor(value: unknown, instance: string, method: string): Interceptor {
-  if (isClass(value)) {
-    const object = new value() as Record<string, unknown>;
-    if (typeof object[method] !== 'function') throw new Error(`SvcApi: ${value.name} has no method ${method} to intercept ${instance}.${method}`);
-    return (object[method] as Interceptor).bind(object);
+function serviceRoutes(instance: string, routes: readonly SvcRoute[]): ServiceRoutes {
+  const methods = new Map(routes.filter((route) => route.instance === instance).map((route) => [route.method, route]));
+  if (methods.size === 0) {
+    const instances = new Set(routes.map((route) => route.instance));
+    throw new Error(`SvcApi: the interceptor map names ${instance}, which is no service of the container${didYouMean(instance, instances)}`);
   }
-  if (typeof value !== 'function') throw new TypeError(`SvcApi: the interceptor of ${instance}.${method} must be a function or a class`);
+  return { instance, methods };
+}
+
+function interceptorsOf(service: ServiceRoutes, value: unknown): Array<[SvcRoute, Interceptor]> {
+  if (isClass(value)) return classInterceptors(service, value);
+  // A bare function here would have no entries to read and intercept nothing, silently.
+  if (!isPlainObject(value)) {
+    throw new TypeError(`SvcApi: the interceptors of ${service.instance} must be a class or { <method>: fn or Class }, got ${describeValue(value)}; for every route use interceptAll or interceptAllAfter`);
+  }
+  return Object.entries(value).map(([method, interceptor]) => [routeNamed(service, method), methodInterceptor(service, method, interceptor)]);
+}
+
+/** `{ <instance>: Class }`: each method of the class intercepts the service method of the same name. */
+function classInterceptors(service: ServiceRoutes, Class: InterceptorClass): Array<[SvcRoute, Interceptor]> {
+  const { object, methods } = instantiate(Class, service);
+  if (methods.length === 0) throw new Error(`SvcApi: interceptor class ${className(Class)} has no method to intercept ${service.instance} with; name its methods like the methods of ${service.instance}`);
+  return methods.map((method) => [service.methods.get(method)!, boundMethod(object, method)]);
+}
+
+/** `{ <instance>: { <method>: fn or Class } }`: a class must have that method; its others are checked too. */
+function methodInterceptor(service: ServiceRoutes, method: string, value: unknown): Interceptor {
+  if (isClass(value)) {
+    const { object, methods } = instantiate(value, service);
+    if (!methods.includes(method)) {
+      throw new Error(`SvcApi: interceptor class ${className(value)} has no method ${method} to intercept ${service.instance}.${method}${didYouMean(method, methods)}; add ${method} to the class`);
+    }
+    return boundMethod(object, method);
+  }
+  if (typeof value !== 'function') throw new TypeError(`SvcApi: the interceptor of ${service.instance}.${method} must be a function or a class, got ${describeValue(value)}`);
   return value as Interceptor;
+}
+
+function routeNamed(service: ServiceRoutes, method: string): SvcRoute {
+  const route = service.methods.get(method);
+  if (!route) throw new Error(`SvcApi: the interceptor map names ${service.instance}.${method}, which is no route${didYouMean(method, service.methods.keys())}`);
+  return route;
+}
+
+/**
+ * A new instance of an interceptor class, and its interceptor methods. Each must be named like a
+ * method of the service, even when others are: one misspelled method would leave its route
+ * unguarded while the rest make the class look in use. A name of a service method must be a method
+ * (not a getter or a field), or it would look like an interceptor and not run.
+ */
+function instantiate(Class: InterceptorClass, service: ServiceRoutes): { object: Record<string, unknown>; methods: string[] } {
+  const object = new Class() as Record<string, unknown>;
+  const properties = interceptorProperties(object);
+  for (const [name, isMethod] of properties) {
+    if (isMethod && !service.methods.has(name)) {
+      throw new Error(
+        `SvcApi: interceptor class ${className(Class)} has a method ${name}, but ${service.instance} has no method ${name}${didYouMean(name, service.methods.keys())}; ` +
+          `rename it to the ${service.instance} method it intercepts, or start its name with _ if it is a helper`,
+      );
+    }
+    if (!isMethod && service.methods.has(name)) throw new Error(`SvcApi: ${className(Class)}.${name} is named like a method of ${service.instance} but is not a method; write it as a method`);
+  }
+  return { object, methods: [...properties].filter(([, isMethod]) => isMethod).map(([name]) => name) };
+}
+
+/**
+ * The names an interceptor could be looked up by (own and inherited, up to Object.prototype), each
+ * with whether it holds a function; the nearest holder wins, as it does for `object[name]`.
+ * `constructor` is not one, and neither is a name starting with `_`: those are the class's helpers,
+ * by the rule that keeps `_x` methods of services from being routes, so they can intercept nothing.
+ */
+function interceptorProperties(object: object): Map<string, boolean> {
+  const properties = new Map<string, boolean>();
+  for (let holder: object | null = object; holder !== null && holder !== Object.prototype; holder = Object.getPrototypeOf(holder) as object | null) {
+    for (const name of Object.getOwnPropertyNames(holder)) {
+      if (name === 'constructor' || name.startsWith('_') || properties.has(name)) continue;
+      properties.set(name, typeof Object.getOwnPropertyDescriptor(holder, name)!.value === 'function');
+    }
+  }
+  return properties;
+}
+
+function boundMethod(object: Record<string, unknown>, method: string): Interceptor {
+  return (object[method] as Interceptor).bind(object);
+}
+
+function className(Class: InterceptorClass): string {
+  return Class.name || '(anonymous)';
+}
+
+function describeValue(value: unknown): string {
+  if (typeof value === 'function') return 'a function that is not a class';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object' && value !== null) return `a ${(value as object).constructor?.name ?? 'prototype-less'} object`;
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
