@@ -4,7 +4,7 @@ import type { Decision, Evaluator } from '../policy/evaluator';
 import type { OperationMatch } from '../policy/match-operation';
 import type { RequestValidationError } from '../policy/request-validation-error';
 import type { AclOptions } from './acl-options';
-import { authorize } from './authorize';
+import { authorize, type ConfirmInput } from './authorize';
 import type { BearerJwtHandler } from './bearer-jwt';
 import { filterAttributes } from './filter-attributes';
 
@@ -30,7 +30,7 @@ export interface Guard {
  * Resolves to true when the request may go on, with `req.auth` set. With `anonymous`, the token is
  * not read: the request met none of the requirements the bearer scheme is part of.
  */
-export async function guardRequest(guard: Guard, found: OperationMatch, req: GuardedRequest, res: ServerResponse, anonymous = false): Promise<boolean> {
+export async function guardRequest(guard: Guard, found: OperationMatch, req: GuardedRequest, res: ServerResponse, anonymous = false, confirm?: ConfirmInput): Promise<boolean> {
   // anonymous: the request met no security requirement that the token could complete (see express-security).
   const header = anonymous ? undefined : req.headers.authorization;
   let payload: VerifiedPayload | undefined;
@@ -43,7 +43,7 @@ export async function guardRequest(guard: Guard, found: OperationMatch, req: Gua
       return false;
     }
   }
-  const pending = authorize(guard.evaluator, found, req, payload, guard.options);
+  const pending = authorize(guard.evaluator, found, req, payload, guard.options, confirm);
   const { decision, refused } = pending instanceof Promise ? await pending : pending;
   if (refused) {
     answerRefusal(res, refused);

@@ -12,7 +12,7 @@ import { aclOptionsShape, decisionOptions, type AclOptions } from './acl-options
 import { authorize } from './authorize';
 import { AuthError } from './errors';
 import { filterAttributes } from './filter-attributes';
-import { hostReadsTheSame } from './host-params';
+import { ownValue, sameValues } from './same-values';
 import { schemesWithoutBearer, type SecurityRequirement } from './security-alternatives';
 import { serverPrefixes } from './server-prefixes';
 
@@ -147,7 +147,7 @@ export class BearerJWT {
         if (metAlternative(oas?.security, alternatives)) continue;
         const payload = verifiedPayload(oas?.security, guard.scheme);
         if (payload === null) return next(new AuthError(denied('the security handler gave no payload object')));
-        const confirm = (input: PolicyInput) => hostReadsTheSame(operation, input, oas);
+        const confirm = (input: PolicyInput) => sameValues(operation, input, (param) => ownValue(param.in === 'body' ? oas?.body : oas?.params, param.name), '@oas-tools/core');
         const pending = authorize(guard.evaluator, { key, operation, pathParams: req.params ?? {} }, req, payload, this.options, confirm);
         const { decision, refused } = pending instanceof Promise ? await pending : pending;
         if (refused) return next(refused);

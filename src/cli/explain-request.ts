@@ -3,6 +3,8 @@ import type { DataDocument } from '../policy/data-document';
 import { decide } from '../policy/decide';
 import { Evaluator, type Decision, type PolicyInput } from '../policy/evaluator';
 import { createOperationMatcher } from '../policy/match-operation';
+import { readTarget } from '../policy/read-target';
+import { RequestValidationError } from '../policy/request-validation-error';
 import { UsageError } from './usage-error';
 
 export interface Explanation {
@@ -14,12 +16,18 @@ export interface Explanation {
 
 /** Decides one request the way the adapters do, for claims given on the command line. */
 export async function explainRequest(data: DataDocument, method: string, target: string, claims: VerifiedPayload | undefined, roleBinding?: string): Promise<Explanation> {
-  const url = new URL(target, 'http://svcgate.invalid');
-  const match = createOperationMatcher(data.operations)(method, url.pathname);
-  if (!match) throw new UsageError(`no operation of the document matches ${method.toUpperCase()} ${url.pathname}`);
-  const evaluator = await Evaluator.create(data);
-  const { decision, input } = await decide(evaluator, match.key, match.operation, { pathParams: match.pathParams, query: url.searchParams }, claims, roleBinding === undefined ? {} : { roleBinding });
-  return { request: `${method.toUpperCase()} ${target}`, operation: match.key, input, decision };
+  try {
+    // Read as the adapters read it: a target they refuse with 400 is refused here too.
+    const { pathname, query } = readTarget(target);
+    const match = createOperationMatcher(data.operations)(method, pathname);
+    if (!match) throw new UsageError(`no operation of the document matches ${method.toUpperCase()} ${pathname}`);
+    const evaluator = await Evaluator.create(data);
+    const { decision, input } = await decide(evaluator, match.key, match.operation, { pathParams: match.pathParams, query: new URLSearchParams(query) }, claims, roleBinding === undefined ? {} : { roleBinding });
+    return { request: `${method.toUpperCase()} ${target}`, operation: match.key, input, decision };
+  } catch (error) {
+    if (error instanceof RequestValidationError) throw new UsageError(`the adapters refuse ${method.toUpperCase()} ${target} with 400: ${error.message}`);
+    throw error;
+  }
 }
 
 export function formatExplanation({ request, operation, input, decision }: Explanation): string {

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { aclOptionsShape, decisionOptions, type AclOptions } from '../auth/acl-options';
 import type { BearerJwtHandler } from '../auth/bearer-jwt';
 import { answerRefusal, guardRequest, type Guard } from '../auth/guard-request';
+import { ownValue, sameValues } from '../auth/same-values';
 import { compileAcl } from '../policy/compile-acl';
 import { ConfigError } from '../policy/config-error';
 import { operationKey } from '../policy/data-document';
-import { Evaluator } from '../policy/evaluator';
+import { Evaluator, type PolicyInput } from '../policy/evaluator';
 import type { OperationMatch } from '../policy/match-operation';
 import { parseWith } from '../policy/parse-with';
 import { readTarget } from '../policy/read-target';
@@ -13,6 +14,7 @@ import type { RequestValidationError } from '../policy/request-validation-error'
 import { readsBody } from './http-method';
 import type { Interceptor } from './interceptors';
 import type { SvcRoute } from './routes';
+import { serviceArgument, type SvcRequestState } from './service-argument';
 import type { RoutesOpenApi } from './routes-openapi';
 import { BIND_TO_API, type BindableInterceptor } from './svc-api';
 
@@ -62,7 +64,15 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
     } catch (error) {
       return answerRefusal(res, error as RequestValidationError);
     }
-    if (await guardRequest(guard, found, req, res)) next();
+    let argument: unknown;
+    try {
+      argument = serviceArgument(req, res.locals.svc as SvcRequestState);
+    } catch (error) {
+      return next(error);
+    }
+    // The method gets its argument through its zod schema, which may change a value: decide on what it gets.
+    const confirm = (input: PolicyInput) => sameValues(found.operation, input, (param) => ownValue(argument, param.name), `${route.instance}.${route.method}`);
+    if (await guardRequest(guard, found, req, res, false, confirm)) next();
   };
   interceptor[BIND_TO_API] = (openapi, routes) => {
     const described = withOwners(withBearerScheme(openapi), config.owners, routes);

@@ -1,10 +1,11 @@
 import type { Server } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { answerFor, ArgumentError } from './errors';
+import { answerFor, asError, logEntryFor } from './errors';
 import { readsBody } from './http-method';
-import { resolveInterceptors, type Interceptor, type InterceptorMap, type SvcResponse } from './interceptors';
+import { isPlainObject, resolveInterceptors, type Interceptor, type InterceptorMap, type SvcResponse } from './interceptors';
 import { routesOpenApi, type RoutesOpenApi } from './routes-openapi';
 import { collectRoutes, type SvcRoute } from './routes';
+import { serviceArgument, type SvcRequestState } from './service-argument';
 import type { SvcContainer } from './svc-container';
 
 export interface SvcApiOptions {
@@ -20,10 +21,6 @@ export interface SvcApiOptions {
 export const BIND_TO_API = Symbol('svcgate.bindToApi');
 export type BindableInterceptor = Interceptor & { [BIND_TO_API]?: (api: RoutesOpenApi, routes: readonly SvcRoute[]) => void };
 
-interface RequestState {
-  route: SvcRoute;
-  body: unknown;
-}
 
 /**
  * Serves the public methods of a container's services as `/api/<service>/<method>` on Express.
@@ -156,7 +153,7 @@ export class SvcApi {
     app.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
       if (res.headersSent) return next(error);
       const answer = answerFor(error, this.statuses);
-      if (answer.status >= 500) (this.options.logError ?? defaultLog)(error instanceof Error ? `${error.name}: ${error.message}` : String(error), error);
+      if (answer.status >= 500) (this.options.logError ?? defaultLog)(...logEntryFor(error));
       res.status(answer.status).json(answer.body);
     });
     return app;
@@ -166,7 +163,7 @@ export class SvcApi {
   private prepare(route: SvcRoute): RequestHandler {
     const timeoutMs = this.options.timeoutMs ?? 30_000;
     return (_req, res, next) => {
-      const state: RequestState = { route, body: undefined };
+      const state: SvcRequestState = { route, body: undefined };
       res.locals.svc = state;
       (res as SvcResponse).body = (value: unknown) => {
         state.body = value;
@@ -184,19 +181,13 @@ export class SvcApi {
 
 /** Calls the service method; synchronous when the method is, so a plain method costs no extra turn. */
 function callService(req: Request, res: SvcResponse, next: NextFunction): Promise<void> | undefined {
-  const { route } = res.locals.svc as RequestState;
-  const raw = readsBody(route.httpMethod) ? (req.body ?? {}) : { ...(req.query as object) };
-  let argument: unknown = raw;
-  if (route.schema) {
-    const parsed = route.schema.safeParse(raw);
-    if (!parsed.success) throw new ArgumentError(parsed.error.issues);
-    argument = parsed.data;
-  }
+  const state = res.locals.svc as SvcRequestState;
+  const argument = serviceArgument(req, state);
   const answer = (value: unknown) => {
     res.body(value);
     next();
   };
-  const result = route.call(argument);
+  const result = state.route.call(argument);
   if (isThenable(result)) return Promise.resolve(result).then(answer);
   answer(result);
   return undefined;
@@ -208,38 +199,49 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 function send(_req: Request, res: Response): void {
   if (res.headersSent) return;
-  const { body } = res.locals.svc as RequestState;
+  const { body } = res.locals.svc as SvcRequestState;
   if (body === undefined) res.status(res.statusCode === 200 ? 204 : res.statusCode).end();
   else res.json(body);
 }
 
 /**
- * Runs one interceptor or the handler: sync throws and rejected promises become next(error), and
- * a promise that settles without an answer and without next() is an error rather than a hang.
+ * Runs one interceptor or the handler: whatever it throws or rejects with becomes an error for the
+ * error map (SPEC 7.8), and a promise that settles without an answer and without next() is an
+ * error rather than a hang. Only the first of these outcomes counts.
  */
 function step(interceptor: Interceptor, label: string): RequestHandler {
   return (req, res, next) => {
-    let called = false;
-    const once: NextFunction = (error?: unknown) => {
-      if (called) return;
-      called = true;
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
       next(error);
     };
     let result: unknown;
     try {
-      result = interceptor(req, res as SvcResponse, once);
+      result = interceptor(req, res as SvcResponse, nextOf(settle, label));
     } catch (error) {
-      return once(error);
+      return settle(asError(error, `${label} threw`));
     }
     if (result instanceof Promise) {
       result.then(
         () => {
-          if (!called && !res.headersSent) once(new Error(`${label} neither answered nor called next()`));
+          if (!settled && !res.headersSent) settle(new Error(`${label} neither answered nor called next()`));
         },
-        (error: unknown) => once(error ?? new Error(`${label} rejected`)),
+        (error: unknown) => settle(asError(error, `${label} rejected with`)),
       );
     }
   };
+}
+
+/**
+ * The next() an interceptor calls. No argument, `undefined` or `null` means go on (Node's callback
+ * convention, so `(err) => next(err)` works); anything else is an error, `0`, `''`, `false` and
+ * Express's 'route' and 'router' included: Express would read those as "go on" or "skip the guards
+ * left in this route", and a guard that means to fail must not let the request through.
+ */
+function nextOf(settle: (error?: Error) => void, label: string): NextFunction {
+  return (error?: unknown) => settle(error === undefined || error === null ? undefined : asError(error, `${label} called next with`));
 }
 
 function checkFunction(value: unknown, method: string): Interceptor {
@@ -247,8 +249,9 @@ function checkFunction(value: unknown, method: string): Interceptor {
   return value as Interceptor;
 }
 
+/** A plain object only: a Map or an array has no entries Object.entries reads, and would intercept nothing. */
 function checkMap(value: unknown, method: string): InterceptorMap {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError(`${method}: pass { <instance>: { <method>: fn or Class } }`);
+  if (!isPlainObject(value)) throw new TypeError(`${method}: pass an object literal { <instance>: Class or { <method>: fn or Class } }`);
   return value as InterceptorMap;
 }
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { compileAcl, createOperationMatcher, decide, Evaluator, type VerifiedPayload } from '../../src/policy';
+import { compileAcl, createOperationMatcher, decide, Evaluator, RequestValidationError, type VerifiedPayload } from '../../src/policy';
 
 // Differential testing: random OpenAPI documents, ACLs, tokens and requests are decided twice, by
 // policy.wasm (through decide(), as the adapters do) and by a reference model written here from
@@ -108,10 +108,12 @@ function requestArb(world: World): fc.Arbitrary<Request> {
   });
 }
 
-/** SPEC 3, read literally. */
-function model(world: World, request: Request): { allow: boolean } {
+/** SPEC 3, read literally; `refused`: SPEC 7.1, an owned value its schema does not allow is a 400, not a decision. */
+function model(world: World, request: Request): { allow: boolean; refused?: boolean } {
   const operation = world.operations[request.operation]!;
   if (!operation.secured) return { allow: true };
+  const ownedValues = operation.params.filter((param) => param.in === 'path' || param.binding !== undefined).map((param) => request.values[param.name]);
+  if (ownedValues.some((value) => value !== undefined && !/^[+-]?\d+$/.test(value))) return { allow: false, refused: true };
   const payload = request.payload;
   const claim = payload === undefined || !Object.hasOwn(payload, 'role') ? undefined : payload.role;
   let roles: string[];
@@ -161,7 +163,7 @@ function openapi(world: World): Record<string, unknown> {
   return { openapi: '3.0.3', info: { title: 'random', version: '1' }, security: [{ bearer: [] }], components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } }, paths };
 }
 
-test('policy.wasm agrees with the reference model of SPEC 3 on 10,000 random cases', async () => {
+test('policy.wasm agrees with the reference model of SPEC 3 (and 7.1) on 10,000 random cases', async () => {
   let cases = 0;
   await fc.assert(
     fc.asyncProperty(
@@ -178,10 +180,16 @@ test('policy.wasm agrees with the reference model of SPEC 3 on 10,000 random cas
           const concrete = operation.path.replace(/\{(\w+)\}/g, (_m, name: string) => values[name]!);
           const query = new URLSearchParams(operation.params.filter((p) => p.in === 'query' && values[p.name] !== undefined).map((p): [string, string] => [p.name, values[p.name]!]));
           const found = match(operation.method, concrete)!;
-          const { decision } = await decide(evaluator, found.key, found.operation, { pathParams: found.pathParams, query }, request.payload);
           const expected = model(world, { ...request, values });
-          if (decision.allow !== expected.allow) {
-            throw new Error(`wasm says ${decision.allow}, the model says ${expected.allow} for ${found.key} ${JSON.stringify({ values, payload: request.payload })}; reasons: ${decision.reasons.join('; ')}`);
+          let decided: { allow: boolean; refused?: boolean; reasons: string[] };
+          try {
+            decided = (await decide(evaluator, found.key, found.operation, { pathParams: found.pathParams, query }, request.payload)).decision;
+          } catch (error) {
+            if (!(error instanceof RequestValidationError)) throw error;
+            decided = { allow: false, refused: true, reasons: [error.message] };
+          }
+          if (decided.allow !== expected.allow || Boolean(decided.refused) !== Boolean(expected.refused)) {
+            throw new Error(`svcgate says ${decided.refused ? 'refused' : decided.allow}, the model says ${expected.refused ? 'refused' : expected.allow} for ${found.key} ${JSON.stringify({ values, payload: request.payload })}; reasons: ${decided.reasons.join('; ')}`);
           }
         }
       },

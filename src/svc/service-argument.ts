@@ -1,0 +1,33 @@
+import type { Request } from 'express';
+import { ArgumentError } from './errors';
+import { readsBody } from './http-method';
+import type { SvcRoute } from './routes';
+
+/** What one request carries through its chain, in `res.locals.svc`. */
+export interface SvcRequestState {
+  route: SvcRoute;
+  /** The body `res.body(value)` set, sent at the end. */
+  body: unknown;
+  /** The method's argument once read (and parsed by its schema); read once, so svcAcl decides on what the method gets. */
+  argument?: { value: unknown };
+}
+
+/**
+ * The argument the service method is called with: the JSON body for POST, PUT and PATCH, the
+ * query otherwise, parsed by the method's zod schema when it declares one (an invalid one is an
+ * ArgumentError, 400). The same value for the guard and the method, even when the schema
+ * transforms it.
+ */
+export function serviceArgument(req: Request, state: SvcRequestState): unknown {
+  if (state.argument) return state.argument.value;
+  const { route } = state;
+  const raw = readsBody(route.httpMethod) ? (req.body ?? {}) : { ...(req.query as object) };
+  let value: unknown = raw;
+  if (route.schema) {
+    const parsed = route.schema.safeParse(raw);
+    if (!parsed.success) throw new ArgumentError(parsed.error.issues);
+    value = parsed.data;
+  }
+  state.argument = { value };
+  return value;
+}
