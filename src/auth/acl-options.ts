@@ -8,20 +8,32 @@ const fn = <T>(what: string) => z.custom<T>((value) => typeof value === 'functio
 export const aclOptionsShape = {
   roleBinding: z.string().min(1, { error: 'roleBinding must name a claim' }).optional(),
   checkOwnership: fn<CheckOwnership>('checkOwnership').optional(),
+  // Node's timers hold at most 2^31 - 1 ms; a longer delay would fire after 1 ms instead.
+  checkOwnershipTimeoutMs: z
+    .number({ error: 'checkOwnershipTimeoutMs must be a number of milliseconds' })
+    .int({ error: 'checkOwnershipTimeoutMs must be a whole number of milliseconds' })
+    .positive({ error: 'checkOwnershipTimeoutMs must be positive' })
+    .max(2 ** 31 - 1, { error: 'checkOwnershipTimeoutMs must be at most 2147483647 (about 24.8 days)' })
+    .optional(),
   decisionLog: fn<DecisionLog>('decisionLog').optional(),
   decisionCacheSize: z.number().int().nonnegative({ error: 'decisionCacheSize must be a whole number, 0 for no cache' }).optional(),
+  strict: z.boolean({ error: 'strict must be true or false' }).optional(),
 };
 
 export interface AclOptions {
   /** The claim that carries the role(s); default `role`, which is also the fallback. */
   roleBinding?: string;
   checkOwnership?: CheckOwnership;
+  /** Milliseconds a checkOwnership call may take; past it the request is denied (403) and the late answer ignored. Default 5000. */
+  checkOwnershipTimeoutMs?: number;
   decisionLog?: DecisionLog;
   /** Decisions remembered per compiled ACL (see EvaluatorOptions); default 10,000, 0 for none. */
   decisionCacheSize?: number;
+  /** Start-up fails (ConfigError) where the built-in anonymous grant would open operations, instead of warning. */
+  strict?: boolean;
 }
 
 /** The options the decision step needs, picked from an adapter's validated configuration. */
 export function decisionOptions(config: AclOptions): AclOptions {
-  return { roleBinding: config.roleBinding, checkOwnership: config.checkOwnership, decisionLog: config.decisionLog };
+  return { roleBinding: config.roleBinding, checkOwnership: config.checkOwnership, checkOwnershipTimeoutMs: config.checkOwnershipTimeoutMs, decisionLog: config.decisionLog };
 }

@@ -1,13 +1,31 @@
 import { buildInput, type RequestParts, type VerifiedPayload } from './build-input';
+import { integerValue, numberValue } from './canonical-number';
 import { paramKey, type OperationSpec, type ParamSpec } from './data-document';
 import type { Decision, Evaluator, PolicyInput } from './evaluator';
+import { ownedWithin } from './owned-within';
 
-/** Decides ownership instead of the claims: gets the verified payload, the binding name and the value. */
+/**
+ * Decides ownership instead of the claims: gets the verified payload, the binding name and the
+ * parameter's value, exact, never rounded through a double:
+ * - integer: a number when it is a safe integer (`/users/002` gives `2`), else a BigInt
+ *   (`/users/9007199254740993` gives `9007199254740993n`);
+ * - number: a number when it prints back as the same decimal (`2.5`, `0.1`), else the canonical
+ *   decimal string (`/prices/9007199254740993` gives `'9007199254740993'`);
+ * - boolean: a boolean; anything else: the string;
+ * - array parameters: a list of these.
+ * Only exactly `true` (or a promise of it) within `checkOwnershipTimeoutMs` (default 5 s) owns;
+ * anything else, a throw, a rejection or no answer in time is "not owned".
+ */
 export type CheckOwnership = (payload: VerifiedPayload, binding: string, value: unknown) => boolean | Promise<boolean>;
+
+/** How long a checkOwnership call may take before it counts as "not owned", unless configured. */
+const DEFAULT_CHECK_OWNERSHIP_TIMEOUT_MS = 5000;
 
 export interface DecideOptions {
   roleBinding?: string;
   checkOwnership?: CheckOwnership;
+  /** Milliseconds a checkOwnership call may take; past it the parameter is not owned and its late answer ignored. Default 5000. */
+  checkOwnershipTimeoutMs?: number;
 }
 
 export interface DecisionResult {
@@ -36,21 +54,21 @@ export function decide(
   const first = evaluator.evaluate(input);
   if (first.allow || first.possession !== 'own' || !checkOwnership || payload === undefined) return { decision: first, input };
 
-  return runChecks(checkOwnership, operation, input, payload).then((checks) => {
+  const timeoutMs = options.checkOwnershipTimeoutMs ?? DEFAULT_CHECK_OWNERSHIP_TIMEOUT_MS;
+  return runChecks(checkOwnership, timeoutMs, operation, input, payload).then((checks) => {
     const checked: PolicyInput = { ...input, checks };
     return { decision: evaluator.evaluate(checked), input: checked };
   });
 }
 
-async function runChecks(check: CheckOwnership, operation: OperationSpec, input: PolicyInput, payload: VerifiedPayload): Promise<Record<string, boolean>> {
+async function runChecks(check: CheckOwnership, timeoutMs: number, operation: OperationSpec, input: PolicyInput, payload: VerifiedPayload): Promise<Record<string, boolean>> {
   const owned = Object.values(operation.params).filter((param) => param.owned);
   const results = await Promise.all(
     owned.map(async (param) => {
       const values = input.params?.[paramKey(param)] ?? [];
       if (values.length === 0 || values.includes(null)) return false;
       try {
-        // Anything but exactly `true` is "not owned", and so is a throw or a rejection.
-        return (await check(payload, param.binding, typedValue(param, values as string[]))) === true;
+        return await ownedWithin(check(payload, param.binding, typedValue(param, values as string[])), timeoutMs);
       } catch {
         return false;
       }
@@ -59,9 +77,9 @@ async function runChecks(check: CheckOwnership, operation: OperationSpec, input:
   return Object.fromEntries(owned.map((param, index) => [paramKey(param), results[index]!]));
 }
 
-/** The deserialized value handed to checkOwnership: a number, boolean or string, or a list of them. */
+/** The value handed to checkOwnership, read back from its canonical elements (see CheckOwnership). */
 function typedValue(param: ParamSpec, values: string[]): unknown {
   const itemType = param.type === 'array' ? param.items : param.type;
-  const typed = values.map((value) => (itemType === 'integer' || itemType === 'number' ? Number(value) : itemType === 'boolean' ? value === 'true' : value));
+  const typed = values.map((value) => (itemType === 'integer' ? integerValue(value) : itemType === 'number' ? numberValue(value) : itemType === 'boolean' ? value === 'true' : value));
   return param.type === 'array' ? typed : typed[0];
 }

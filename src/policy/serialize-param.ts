@@ -1,3 +1,4 @@
+import { canonicalInteger, canonicalNumber } from './canonical-number';
 import type { ParamSpec, SchemaType } from './data-document';
 
 /**
@@ -5,11 +6,19 @@ import type { ParamSpec, SchemaType } from './data-document';
  * parameter's OpenAPI style, explode and schema type, then printed one way (`002` -> `2`).
  */
 
+/**
+ * The longest text read for ownership: a request value (before it is split into elements), a
+ * string claim or a string body property. Longer is invalid (never owned) before it is parsed, so
+ * the cost of reading client input stays small whatever its size (SPEC 7.3).
+ */
+const MAX_VALUE_LENGTH = 1024;
+
 /** Canonical elements of a request value; null marks an element invalid for its type (never owned). [] when absent. */
 export function serializeRequestValue(param: ParamSpec, raw: string | readonly string[] | undefined): (string | null)[] {
   if (raw === undefined) return [];
   const values = typeof raw === 'string' ? [raw] : [...raw];
   if (values.length === 0) return [];
+  if (values.some((value) => value.length > MAX_VALUE_LENGTH)) return [null];
   if (param.type === 'object' || param.style === 'deepObject') return [null];
 
   const elements = param.type === 'array' ? splitArray(param, values) : readScalar(param, values);
@@ -43,16 +52,19 @@ export function serializeClaimValue(param: ParamSpec, claim: unknown): string[] 
 }
 
 function claimText(value: unknown, type: SchemaType | null): string | null {
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number') return Number.isFinite(value) ? numberText(value) : null;
+  if (typeof value === 'string') return value.length > MAX_VALUE_LENGTH ? null : value;
+  if (typeof value === 'number') return carriedExactly(value) ? String(value) : null;
   if (typeof value === 'boolean') return type === 'boolean' || type === 'string' || type === 'unknown' || type === null ? String(value) : null;
   return null;
 }
 
-/** Integers beyond 2^53 print in exponent form; write them out so BigInt can read them. */
-function numberText(value: number): string {
-  if (Number.isSafeInteger(value)) return String(value);
-  return Number.isInteger(value) ? BigInt(value).toString() : String(value);
+/**
+ * An integer beyond 2^53 written as a JSON number arrived rounded to a neighbouring double: which
+ * integer was written is lost, so it owns nothing and is owned by nothing (SPEC 7.4). Written as a
+ * string it stays exact.
+ */
+function carriedExactly(value: number): boolean {
+  return Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value));
 }
 
 /** A scalar is one element: the whole value after its style's prefix. */
@@ -118,20 +130,12 @@ function stripMatrix(value: string, name: string): string | null {
   return value.startsWith(prefix) ? value.slice(prefix.length) : null;
 }
 
-const INTEGER = /^[+-]?\d+$/;
-const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
 function canonical(type: SchemaType | null, value: string): string | null {
   switch (type) {
     case 'integer':
-      if (!INTEGER.test(value)) return null;
-      // Up to 15 characters the value is below 2^53, where a double is exact and cheaper than a BigInt.
-      return value.length <= 15 ? String(Number(value)) : BigInt(value).toString();
-    case 'number': {
-      if (!NUMBER.test(value)) return null;
-      const parsed = Number(value);
-      return Number.isFinite(parsed) ? numberText(parsed) : null;
-    }
+      return canonicalInteger(value);
+    case 'number':
+      return canonicalNumber(value);
     case 'boolean':
       return value === 'true' || value === 'false' ? value : null;
     case 'array':
