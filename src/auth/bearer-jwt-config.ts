@@ -3,6 +3,7 @@ import { createLocalJWKSet, createRemoteJWKSet, type JWTVerifyGetKey, type JWTVe
 import { z } from 'zod';
 import { ConfigError } from '../policy/config-error';
 import { parseWith } from '../policy/parse-with';
+import { detectKeyMaterial, type KeyMaterial } from './detect-key-material';
 
 const FILE = '<bearerJwt config>';
 const HMAC = ['HS256', 'HS384', 'HS512'];
@@ -24,7 +25,10 @@ const configSchema = z
   .object({
     issuer: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], { error: 'issuer must be a string or a non-empty list of strings' }),
     secret: z
-      .union([z.string(), z.instanceof(Uint8Array), z.custom<KeyObject>((value) => value instanceof KeyObject)], { error: 'secret must be a string, a Buffer or a KeyObject' })
+      // z.custom rather than z.instanceof, whose type would refuse a Buffer over an ArrayBufferLike.
+      .union([z.string(), z.custom<Uint8Array>((value) => value instanceof Uint8Array), z.custom<KeyObject>((value) => value instanceof KeyObject)], {
+        error: 'secret must be a string, a Buffer or a KeyObject',
+      })
       .optional(),
     algoritms: algorithmList.optional(),
     algorithms: algorithmList.optional(),
@@ -89,7 +93,7 @@ function readAlgorithms(misspelled: string[] | undefined, spelled: string[] | un
 function readKey(secret: string | Uint8Array | KeyObject | undefined, jwks: string | URL | { keys: Record<string, unknown>[] } | undefined, algorithms: string[]): VerifierSettings['key'] {
   if (secret !== undefined && jwks !== undefined) throw new ConfigError(FILE, '$', 'both secret and jwks are given', 'give secret for one key, or jwks for a key set');
   if (jwks !== undefined) {
-    const hmac = algorithms.filter((algorithm) => HMAC.includes(algorithm));
+    const hmac = hmacOf(algorithms);
     if (hmac.length > 0) throw new ConfigError(FILE, '$.algorithms', `${hmac.join(', ')} cannot be used with a JWK set`, 'list the asymmetric algorithms of the set, e.g. ["RS256"]');
     if (typeof jwks === 'string' || jwks instanceof URL) return createRemoteJWKSet(new URL(jwks));
     try {
@@ -99,26 +103,60 @@ function readKey(secret: string | Uint8Array | KeyObject | undefined, jwks: stri
     }
   }
   if (secret === undefined) throw new ConfigError(FILE, '$.secret', 'no key is given', 'give secret (an HMAC secret or a public key) or jwks');
-  const key = toKey(secret);
+  const key = toKey(secret, algorithms);
   checkKeyFitsAlgorithms(key, algorithms);
   return key;
 }
 
-function toKey(secret: string | Uint8Array | KeyObject): Uint8Array | KeyObject {
-  if (secret instanceof KeyObject) {
-    if (secret.type === 'private') throw new ConfigError(FILE, '$.secret', 'secret is a private key', 'pass the public key (crypto.createPublicKey(privateKey))');
-    return secret;
-  }
-  if (typeof secret === 'string' && secret.trimStart().startsWith('-----BEGIN')) {
-    try {
-      return createPublicKey(secret);
-    } catch (error) {
-      throw new ConfigError(FILE, '$.secret', `the PEM text is not a public key (${(error as Error).message})`, 'pass a PEM "PUBLIC KEY" or certificate');
-    }
-  }
+function toKey(secret: string | Uint8Array | KeyObject, algorithms: string[]): Uint8Array | KeyObject {
+  if (secret instanceof KeyObject) return checkKeyObject(secret, algorithms);
+  const material = detectKeyMaterial(secret);
+  if (material !== undefined) return importKeyMaterial(material, algorithms);
   const bytes = typeof secret === 'string' ? new TextEncoder().encode(secret) : new Uint8Array(secret);
   if (bytes.length === 0) throw new ConfigError(FILE, '$.secret', 'the secret is empty', 'use a random secret of at least 32 bytes');
   return bytes;
+}
+
+function checkKeyObject(key: KeyObject, algorithms: string[]): KeyObject {
+  if (key.type === 'private') throw new ConfigError(FILE, '$.secret', 'secret is a private key', 'pass the public key (crypto.createPublicKey(privateKey))');
+  // createSecretKey(readFileSync('pub.pem')) is the same mix-up as passing the file's bytes.
+  const material = key.type === 'secret' ? detectKeyMaterial(key.export()) : undefined;
+  const hmac = hmacOf(algorithms);
+  if (material !== undefined && hmac.length > 0) throw keyAsHmacSecretError(material, hmac);
+  return key;
+}
+
+/**
+ * A key is never an HMAC secret, whether it comes as a string or a Buffer: with an HMAC algorithm,
+ * whoever has the key (a public key, a certificate) could sign tokens. Without one, a PEM is
+ * imported as the public key it names; DER and JWK are refused rather than guessed at, since
+ * crypto.createPublicKey reads them when told the format.
+ */
+function importKeyMaterial(material: KeyMaterial, algorithms: string[]): KeyObject {
+  const hmac = hmacOf(algorithms);
+  if (hmac.length > 0) throw keyAsHmacSecretError(material, hmac);
+  if (material.pem === undefined) {
+    throw new ConfigError(FILE, '$.secret', `the secret holds ${material.found}, which is read only from PEM text`, 'pass the key as a KeyObject (crypto.createPublicKey(...)) or as PEM text; a JWK set goes in jwks');
+  }
+  try {
+    return createPublicKey(material.pem);
+  } catch (error) {
+    throw new ConfigError(FILE, '$.secret', `the PEM text is not a public key (${(error as Error).message})`, 'pass a PEM "PUBLIC KEY" or certificate');
+  }
+}
+
+function keyAsHmacSecretError(material: KeyMaterial, hmac: string[]): ConfigError {
+  const fitting = ASYMMETRIC[material.keyType ?? ''] ?? ['RS256', 'ES256', 'EdDSA'];
+  return new ConfigError(
+    FILE,
+    '$.secret',
+    `the secret holds ${material.found}, which ${hmac.join(', ')} would use as an HMAC secret: anyone who has that key could sign tokens`,
+    `to verify with the key, pass it as a KeyObject or PEM with algorithms set to one of ${fitting.join(', ')}; for HMAC, use a random secret of at least ${MIN_SECRET_BYTES} bytes (crypto.randomBytes(${MIN_SECRET_BYTES}))`,
+  );
+}
+
+function hmacOf(algorithms: string[]): string[] {
+  return algorithms.filter((algorithm) => HMAC.includes(algorithm));
 }
 
 /** The key decides which algorithms can be right: an HMAC secret never verifies RS256, and the reverse. */

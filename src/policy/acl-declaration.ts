@@ -1,16 +1,34 @@
 import { z } from 'zod';
 import { ConfigError, jsonPath } from './config-error';
 import { ACTIONS, POSSESSIONS, type Action, type Possession } from './data-document';
+import { isPlainObject } from './load-document';
 import { parseWith } from './parse-with';
 
 const GRANT_KEY = new RegExp(`^(${ACTIONS.join('|')}):(${POSSESSIONS.join('|')})$`);
 const EXTEND = '$extend';
+const DECLARATION_FIX = 'write { "<role>": { "<resource path>": { "read:own": ["*"] } } }';
+
+/**
+ * Role names are JSON keys, so the names of Object.prototype's members (`constructor`, `toString`,
+ * `hasOwnProperty`, ...) are roles like any other and are honoured exactly: the policy reads roles
+ * from JSON data, which has no prototypes, and the compiler looks roles up as own properties only.
+ * `__proto__` alone is refused: written in a JavaScript object literal it sets the prototype instead
+ * of declaring a role, zod strips it, and any plain assignment replaces a prototype with it, so no
+ * path from a declaration to the policy could carry it safely.
+ */
+const UNSAFE_ROLE = '__proto__';
 
 // Objects are checked for being objects only, not walked: their entries are validated one by one
-// below, with their own paths, and a large declaration is walked once instead of twice.
-const objectOf = (error: string) => z.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), { error });
-const declarationSchema = z.record(z.string().min(1, { error: 'a role name must not be empty' }), objectOf('a role must be an object of resource paths'));
-const extendSchema = z.array(z.string().min(1), { error: `${EXTEND} must be a list of role names` });
+// below, with their own paths, and a large declaration is walked once instead of twice. Plain ones
+// only: `{ __proto__: {...} }` in an object literal sets the prototype, and what it holds would be
+// silently missing.
+const objectOf = (error: string) =>
+  z.custom<Record<string, unknown>>(isPlainObject, {
+    error: (issue) => (typeof issue.input === 'object' && issue.input !== null && !Array.isArray(issue.input) ? `${error}, with no prototype of its own (a "__proto__" key in an object literal sets the prototype)` : error),
+  });
+const declarationSchema = objectOf('a permission declaration must be an object of roles');
+const roleSchema = objectOf('a role must be an object of resource paths');
+const extendSchema = z.array(z.string(), { error: `${EXTEND} must be a list of role names` });
 const grantsSchema = objectOf('grants must be an object of "<action>:<possession>" keys');
 const attributesSchema = z.array(z.string(), { error: 'attributes must be a list of strings' });
 
@@ -33,19 +51,21 @@ export interface DeclaredRoles {
  * against the resource paths of the document and returns the roles as declared.
  */
 export function readRoles(declaration: unknown, file: string, resources: ReadonlySet<string>): DeclaredRoles {
-  const declared = parseWith(declarationSchema, declaration, file, [], 'write { "<role>": { "<resource path>": { "read:own": ["*"] } } }');
+  const declared = parseWith(declarationSchema, declaration, file, [], DECLARATION_FIX);
   const result: DeclaredRoles = { roles: {}, extends: {} };
-  for (const [role, body] of Object.entries(declared)) {
+  for (const role of Object.keys(declared)) {
+    checkRoleName(role, file, [role]);
+    const body = parseWith(roleSchema, declared[role], file, [role], DECLARATION_FIX);
     const spec: DeclaredRole = { grants: {} };
     result.extends[role] = [];
     for (const key of Object.keys(body)) {
       const value = body[key];
       if (key === EXTEND) {
-        result.extends[role] = parseWith(extendSchema, value, file, [role, key], `write "${EXTEND}": ["otherRole"]`);
+        result.extends[role] = readExtends(value, file, [role, key]);
         continue;
       }
       const resource = resolveResource(key, resources, file, [role, key]);
-      if (resource in spec.grants) {
+      if (Object.hasOwn(spec.grants, resource)) {
         throw new ConfigError(file, jsonPath([role, key]), `the resource ${resource} is declared twice for role ${role}`, 'merge the two entries into one');
       }
       spec.grants[resource] = readGrants(value, file, [role, key]);
@@ -54,6 +74,19 @@ export function readRoles(declaration: unknown, file: string, resources: Readonl
   }
   checkExtends(result.extends, file);
   return result;
+}
+
+function checkRoleName(name: string, file: string, at: readonly (string | number)[]): void {
+  if (name === '') throw new ConfigError(file, jsonPath(at), 'a role name must not be empty', 'name the role');
+  if (name === UNSAFE_ROLE) {
+    throw new ConfigError(file, jsonPath(at), `${UNSAFE_ROLE} cannot be a role name`, `rename the role, in the declaration, in every ${EXTEND} and in the tokens' role claims`);
+  }
+}
+
+function readExtends(value: unknown, file: string, at: readonly string[]): string[] {
+  const parents = parseWith(extendSchema, value, file, at, `write "${EXTEND}": ["otherRole"]`);
+  parents.forEach((parent, index) => checkRoleName(parent, file, [...at, index]));
+  return parents;
 }
 
 /** Accepts `/users/{id}`, `users/{id}` and `/users/:id`; the result must be a path of the document. */
@@ -90,11 +123,14 @@ function grantKeyError(key: string, file: string, at: readonly string[]): Config
   return new ConfigError(file, jsonPath(at), problem, `actions are ${ACTIONS.join(', ')}; possessions are ${POSSESSIONS.join(', ')}; e.g. "read:own"`);
 }
 
-/** Every `$extend` names a declared role, and no chain of them comes back to where it started. */
+/**
+ * Every `$extend` names a declared role, and no chain of them comes back to where it started.
+ * Declared means an own key: `constructor` is not declared just because every object has one.
+ */
 function checkExtends(graph: Record<string, string[]>, file: string): void {
   for (const [role, parents] of Object.entries(graph)) {
     parents.forEach((parent, index) => {
-      if (!(parent in graph)) {
+      if (!Object.hasOwn(graph, parent)) {
         throw new ConfigError(file, jsonPath([role, EXTEND, index]), `role ${role} extends ${parent}, which is not declared`, `declare ${parent} or remove it from ${EXTEND}`);
       }
     });

@@ -1,4 +1,7 @@
-import { createSecretKey, generateKeyPairSync } from 'node:crypto';
+import { createSecretKey, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { exportJWK, SignJWT } from 'jose';
 import { bearerJwt, JsonWebTokenError, SecurityError } from '../../src/auth';
 import { ConfigError } from '../../src/policy';
@@ -96,9 +99,9 @@ describe('bad configurations are ConfigErrors that name what is wrong', () => {
     ['an unknown algorithm', { ...HS256, algorithms: ['HS999'] }, 'unknown algorithm "HS999"'],
     ['both spellings, different values', { ...HS256, algoritms: ['HS256'], algorithms: ['HS512'] }, 'algoritms and algorithms are both given, with different values'],
     ['RS256 with an HMAC secret', { ...HS256, algorithms: ['RS256'] }, 'RS256 cannot be verified with an HMAC secret'],
-    ['the default HS256 with an RSA public key', { issuer: ISSUER, secret: pem }, 'HS256 cannot be verified with a rsa public key'],
+    ['the default HS256 with an RSA public key', { issuer: ISSUER, secret: pem }, 'the secret holds a PEM "PUBLIC KEY" block, which HS256 would use as an HMAC secret'],
     ['a private key', { issuer: ISSUER, secret: privateKey, algorithms: ['RS256'] }, 'secret is a private key'],
-    ['PEM text that is not a key', { issuer: ISSUER, secret: '-----BEGIN PUBLIC KEY-----\nnope\n-----END PUBLIC KEY-----' }, 'the PEM text is not a public key'],
+    ['PEM text that is not a key', { issuer: ISSUER, secret: '-----BEGIN PUBLIC KEY-----\nnope\n-----END PUBLIC KEY-----', algorithms: ['RS256'] }, 'the PEM text is not a public key'],
     ['secret and jwks together', { ...HS256, jwks: { keys: [] } }, 'both secret and jwks are given'],
     ['HS256 with a JWK set', { issuer: ISSUER, jwks: { keys: [] } }, 'HS256 cannot be used with a JWK set'],
     ['a secret of another type', { issuer: ISSUER, secret: 42 }, 'secret must be a string, a Buffer or a KeyObject'],
@@ -124,5 +127,114 @@ describe('bad configurations are ConfigErrors that name what is wrong', () => {
     bearerJwt(HS256);
     expect(warning).not.toHaveBeenCalled();
     warning.mockRestore();
+  });
+});
+
+describe('no key confusion (SPEC 7.6): a key is never an HMAC secret', () => {
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const rsaPem = rsa.publicKey.export({ format: 'pem', type: 'spki' }).toString();
+  const ecPem = ec.publicKey.export({ format: 'pem', type: 'spki' }).toString();
+  const rsaDer = rsa.publicKey.export({ format: 'der', type: 'spki' });
+  const rsaJwk = JSON.stringify(rsa.publicKey.export({ format: 'jwk' }));
+  const ecJwk = JSON.stringify(ec.publicKey.export({ format: 'jwk' }));
+  // A self-signed P-256 certificate (openssl req -x509 -newkey ec, CN=svcgate-test); only its encoding matters here.
+  const certificate = [
+    '-----BEGIN CERTIFICATE-----',
+    'MIIBhjCCASugAwIBAgIUFSlTwcBdUCQhSSz14BnAXWl/gDIwCgYIKoZIzj0EAwIw',
+    'FzEVMBMGA1UEAwwMc3ZjZ2F0ZS10ZXN0MCAXDTI2MTEyMzE5NDQxNloYDzIxMjYx',
+    'MDMwMTk0NDE2WjAXMRUwEwYDVQQDDAxzdmNnYXRlLXRlc3QwWTATBgcqhkjOPQIB',
+    'BggqhkjOPQMBBwNCAASGAL2YG53Op4PZ8sQaurgs8GjGcLJqub3JMj28AmuCpS0o',
+    '2MtQT+wTriJetk4ugbggZPHdrN+88Us9L5VUUimjo1MwUTAdBgNVHQ4EFgQUBTq4',
+    'GzOq1dtu0Wt95cqPCmnN7l8wHwYDVR0jBBgwFoAUBTq4GzOq1dtu0Wt95cqPCmnN',
+    '7l8wDwYDVR0TAQH/BAUwAwEB/zAKBggqhkjOPQQDAgNJADBGAiEAqhh1iYpCBlXp',
+    'b6wUkB9iPwtd+eZ3VCAxzGFCtJu26VgCIQCq1g9Zbg7gTmqBMyYoIfXRmHfjdKyW',
+    'MgdzmQK6l+FkeQ==',
+    '-----END CERTIFICATE-----',
+  ].join('\n');
+  const hmacSigned = (claims: Record<string, unknown>, key: Uint8Array) => new SignJWT({ iss: ISSUER, ...claims }).setProtectedHeader({ alg: 'HS256' }).sign(key);
+
+  function creationError(config: Parameters<typeof bearerJwt>[0]): ConfigError {
+    try {
+      bearerJwt(config);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return error as ConfigError;
+    }
+    throw new Error('expected a ConfigError at creation');
+  }
+
+  test('the finding: a public key file read into a Buffer is refused with HS256, so no token HMAC-signed with its bytes is ever accepted', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'svcgate-keys-')), 'pub.pem');
+    writeFileSync(file, rsaPem);
+    const forged = await hmacSigned({ role: 'admin' }, readFileSync(file));
+
+    const error = creationError({ issuer: ISSUER, secret: readFileSync(file) });
+    expect(error.path).toBe('$.secret');
+    expect(error.problem).toBe('the secret holds a PEM "PUBLIC KEY" block, which HS256 would use as an HMAC secret: anyone who has that key could sign tokens');
+    expect(error.fix).toContain('pass it as a KeyObject or PEM with algorithms set to one of RS256');
+    expect(error.fix).toContain('use a random secret of at least 32 bytes');
+
+    // Read as what it is, the same Buffer verifies RS256 tokens and still never the forged one.
+    const verify = bearerJwt({ issuer: ISSUER, secret: readFileSync(file), algorithms: ['RS256'] });
+    const genuine = await new SignJWT({ iss: ISSUER, role: 'user' }).setProtectedHeader({ alg: 'RS256' }).sign(rsa.privateKey);
+    await expect(verify(`Bearer ${genuine}`)).resolves.toMatchObject({ role: 'user' });
+    await expect(verify(`Bearer ${forged}`)).rejects.toMatchObject({ name: 'JsonWebTokenError', code: 'ERR_JOSE_ALG_NOT_ALLOWED' });
+  });
+
+  test.each([
+    ['an RSA public key PEM as a Buffer', Buffer.from(rsaPem), 'a PEM "PUBLIC KEY" block', 'RS256'],
+    ['an RSA public key PEM as a string', rsaPem, 'a PEM "PUBLIC KEY" block', 'RS256'],
+    ['an EC public key PEM as a Buffer', Buffer.from(ecPem), 'a PEM "PUBLIC KEY" block', 'ES256'],
+    ['an EC public key PEM as a string', ecPem, 'a PEM "PUBLIC KEY" block', 'ES256'],
+    ['a PEM after whitespace, in a Buffer', Buffer.from(`\n\t  ${ecPem}`), 'a PEM "PUBLIC KEY" block', 'ES256'],
+    ['a PKCS#1 RSA PEM in a plain Uint8Array', new Uint8Array(Buffer.from(rsa.publicKey.export({ format: 'pem', type: 'pkcs1' }))), 'a PEM "RSA PUBLIC KEY" block', 'RS256'],
+    ['an EC private key PEM as a Buffer', Buffer.from(ec.privateKey.export({ format: 'pem', type: 'sec1' })), 'a PEM "EC PRIVATE KEY" block', 'ES256'],
+    ['a certificate PEM', certificate, 'a PEM "CERTIFICATE" block', 'ES256'],
+    ['a DER SPKI RSA public key', rsaDer, 'a DER-encoded rsa public key (SPKI)', 'RS256'],
+    ['a DER SPKI EC public key', ec.publicKey.export({ format: 'der', type: 'spki' }), 'a DER-encoded ec public key (SPKI)', 'ES256'],
+    ['a DER PKCS#8 RSA private key', rsa.privateKey.export({ format: 'der', type: 'pkcs8' }), 'a DER-encoded rsa private key (PKCS#8)', 'RS256'],
+    ['a DER PKCS#8 EC private key', ec.privateKey.export({ format: 'der', type: 'pkcs8' }), 'a DER-encoded ec private key (PKCS#8)', 'ES256'],
+    ['a DER PKCS#1 RSA public key', rsa.publicKey.export({ format: 'der', type: 'pkcs1' }), 'a DER-encoded rsa public key (PKCS#1)', 'RS256'],
+    ['a DER certificate', new X509Certificate(certificate).raw, 'a DER-encoded ec X.509 certificate', 'ES256'],
+    ['the base64 body of a PEM, without its armour', rsaDer.toString('base64'), 'a base64 DER-encoded rsa public key (SPKI)', 'RS256'],
+    ['an RSA JWK as JSON text', rsaJwk, 'a JWK (JSON with kty "RSA")', 'RS256'],
+    ['an EC JWK as a Buffer', Buffer.from(ecJwk), 'a JWK (JSON with kty "EC")', 'ES256'],
+    ['a JWK set as JSON text', JSON.stringify({ keys: [JSON.parse(rsaJwk)] }), 'a JWK set (JSON with "keys")', 'RS256'],
+    ['a JWK set as a Buffer', Buffer.from(JSON.stringify({ keys: [JSON.parse(ecJwk)] })), 'a JWK set (JSON with "keys")', 'RS256'],
+  ])('%s is refused with HS256', (_name, secret, found, suggested) => {
+    const error = creationError({ issuer: ISSUER, secret });
+    expect(error.path).toBe('$.secret');
+    expect(error.problem).toBe(`the secret holds ${found}, which HS256 would use as an HMAC secret: anyone who has that key could sign tokens`);
+    expect(error.fix).toContain(suggested);
+  });
+
+  test('every HMAC algorithm in the list counts, not only the default', () => {
+    expect(creationError({ issuer: ISSUER, secret: Buffer.from(rsaPem), algorithms: ['HS384', 'HS512'] }).problem).toContain('which HS384, HS512 would use as an HMAC secret');
+  });
+
+  test('with asymmetric algorithms, DER and JWK secrets are refused with how to pass them', () => {
+    for (const secret of [rsaDer, rsaJwk]) {
+      const error = creationError({ issuer: ISSUER, secret, algorithms: ['RS256'] });
+      expect(error.problem).toMatch(/^the secret holds a (DER-encoded rsa public key \(SPKI\)|JWK \(JSON with kty "RSA"\)), which is read only from PEM text$/);
+      expect(error.fix).toContain('crypto.createPublicKey');
+    }
+  });
+
+  test('KeyObjects: a public or private key with HS256 is refused, and so is a secret KeyObject made of a key file', () => {
+    expect(creationError({ issuer: ISSUER, secret: rsa.publicKey }).problem).toBe('HS256 cannot be verified with a rsa public key');
+    expect(creationError({ issuer: ISSUER, secret: ec.privateKey }).problem).toBe('secret is a private key');
+    expect(creationError({ issuer: ISSUER, secret: createSecretKey(Buffer.from(rsaPem)) }).problem).toContain('the secret holds a PEM "PUBLIC KEY" block, which HS256 would use');
+  });
+
+  test('ordinary HMAC secrets still work: random bytes (even starting like DER), base64 text, a long passphrase', async () => {
+    const bytes = randomBytes(32);
+    bytes[0] = 0x30;
+    const secrets: (Buffer | string)[] = [bytes, randomBytes(48).toString('base64'), 'correct horse battery staple, and then a few more words'];
+    for (const secret of secrets) {
+      const verify = bearerJwt({ issuer: ISSUER, secret });
+      const signed = await hmacSigned({ sub: 'ok' }, typeof secret === 'string' ? new TextEncoder().encode(secret) : secret);
+      await expect(verify(`Bearer ${signed}`)).resolves.toMatchObject({ sub: 'ok' });
+    }
   });
 });
