@@ -1,14 +1,14 @@
 // `make run`: the examples, each on its own port of 127.0.0.1:
 //   3000  the users API on @oas-tools/core, with bearerJwt (security handler) and BearerJWT (access control)
 //   3001  the same API on plain Express with bearerJwtAcl
-//   3002  the seed's services on SvcApi (library B)
+//   3002  the seed's services on SvcApi (library B), guarded by svcAcl
 // It prints curl lines with demo tokens. PORT moves all three (PORT..PORT+2; PORT=0 picks free ports).
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SignJWT } from 'jose';
+import { JWT, sign } from './demo-jwt.mjs';
 import { seedApi } from './svc/api.mjs';
-import { users } from './users-api/store.mjs';
+import { monthlyReport, transfersOf, users } from './users-api/store.mjs';
 
 const require = createRequire(import.meta.url);
 // Express 4, which @oas-tools/core 3.1 is built for (installed here under the alias express4).
@@ -21,7 +21,6 @@ const HOST = '127.0.0.1';
 const PORT = Number(process.env.PORT ?? 3000);
 const OPENAPI = join(HERE, 'users-api/openapi.yaml');
 const PERMISSIONS = join(HERE, 'users-api/permissions.yaml');
-const JWT = { issuer: 'svcgate-example', secret: 'example-secret-of-at-least-32-bytes!!', requiredClaims: ['exp'] };
 
 function listen(app, port) {
   return new Promise((resolve) => {
@@ -70,12 +69,16 @@ function expressApp() {
     res.status(204).end();
   });
   app.get('/api/v1/accounts/:accountId', (req, res) => res.json({ id: req.params.accountId, balance: 100 }));
+  app.get('/api/v1/transfers', (req, res) => res.json(transfersOf(req.query.accountId)));
+  app.get('/api/v1/users/:userId/reports/:year-:month', (req, res) => {
+    // Path parameters are owned, so bearerJwtAcl has already answered 400 to values that are not integers.
+    const report = monthlyReport(...[req.params.userId, req.params.year, req.params.month].map(Number));
+    if (!report) return res.status(404).json({ error: 'NotFound', message: 'no such user' });
+    res.json(report);
+  });
   app.use(notFound);
   return app;
 }
-
-const sign = (claims) =>
-  new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuer(JWT.issuer).setIssuedAt().setExpirationTime('12h').sign(new TextEncoder().encode(JWT.secret));
 
 const oasUrl = await listen(await oasToolsApp(), PORT);
 const expressUrl = await listen(expressApp(), PORT === 0 ? 0 : PORT + 1);
@@ -83,6 +86,7 @@ const svcServer = await seedApi().listen(PORT === 0 ? 0 : PORT + 2, HOST);
 const svcUrl = `http://${HOST}:${svcServer.address().port}/api`;
 const user = await sign({ sub: 'u1', role: 'user', userId: [1, 3, 5], accounts: ['acc-1'] });
 const admin = await sign({ sub: 'a1', role: 'admin' });
+const noRole = await sign({ sub: 'n1' });
 
 console.log(`svcgate examples\n  @oas-tools/core + bearerJwt + BearerJWT: ${oasUrl}\n  Express + bearerJwtAcl:                  ${expressUrl}\n  SvcApi (library B):                      ${svcUrl}\n`);
 for (const url of [oasUrl, expressUrl]) {
@@ -97,13 +101,27 @@ for (const url of [oasUrl, expressUrl]) {
   console.log(`curl -i ${url}/status`);
   console.log(`curl -i ${url}/users/1`);
   console.log(`curl -i -H 'Authorization: Bearer not.a.token' ${url}/users/1`);
+  console.log('# the ACL declares anonymous: {}, so the user list needs a token (401), and a token without a role claim gets nothing (403):');
+  console.log(`curl -i ${url}/users`);
+  console.log(`curl -i -H 'Authorization: Bearer ${noRole}' ${url}/users`);
+  console.log('# an owned query parameter: the user reads the transfers of acc-1 (200), not of acc-2 (403):');
+  console.log(`curl -i -H 'Authorization: Bearer ${user}' '${url}/transfers?accountId=acc-1'`);
+  console.log(`curl -i -H 'Authorization: Bearer ${user}' '${url}/transfers?accountId=acc-2'`);
+  console.log('# two parameters in one path segment: an admin reads a monthly report:');
+  console.log(`curl -i -H 'Authorization: Bearer ${admin}' ${url}/users/3/reports/2026-11`);
   console.log('');
 }
-console.log(`# ${svcUrl} (library B)`);
-console.log('# without an Authorization header the interceptor answers 401; with one, the services run:');
-console.log(`curl -i -X POST ${svcUrl}/user-service/create-user -H 'Content-Type: application/json' -d '{"name":"Ada"}'`);
-console.log(`curl -i -X POST -H 'Authorization: Bearer demo' ${svcUrl}/user-service/create-user -H 'Content-Type: application/json' -d '{"name":"Ada"}'`);
+console.log(`# ${svcUrl} (library B, guarded by svcAcl)`);
+console.log('# without a token: the status, which the ACL grants anonymous (200); any other route (401):');
+console.log(`curl -i ${svcUrl}/status-service/get-status`);
+console.log(`curl -i ${svcUrl}/user-service/list-users`);
+console.log('# an admin creates a user; a user may not (403):');
+console.log(`curl -i -X POST -H 'Authorization: Bearer ${admin}' ${svcUrl}/user-service/create-user -H 'Content-Type: application/json' -d '{"name":"Ada"}'`);
+console.log(`curl -i -X POST -H 'Authorization: Bearer ${user}' ${svcUrl}/user-service/create-user -H 'Content-Type: application/json' -d '{"name":"Bob"}'`);
 console.log('# createAccount: 201 from the after-interceptor; a missing owner is ValidationError, mapped to 400:');
-console.log(`curl -i -X POST -H 'Authorization: Bearer demo' ${svcUrl}/account-service/create-account -H 'Content-Type: application/json' -d '{"owner":"Ada"}'`);
-console.log(`curl -i -X POST -H 'Authorization: Bearer demo' ${svcUrl}/account-service/create-account -H 'Content-Type: application/json' -d '{}'`);
-console.log(`curl -i -H 'Authorization: Bearer demo' ${svcUrl}/account-service/get-all-accounts`);
+console.log(`curl -i -X POST -H 'Authorization: Bearer ${admin}' ${svcUrl}/account-service/create-account -H 'Content-Type: application/json' -d '{"owner":"Ada"}'`);
+console.log(`curl -i -X POST -H 'Authorization: Bearer ${admin}' ${svcUrl}/account-service/create-account -H 'Content-Type: application/json' -d '{}'`);
+console.log('# an owned query field: the user reads acc-1, which its accounts claim lists (200), not acc-2 (403):');
+console.log(`curl -i -H 'Authorization: Bearer ${user}' '${svcUrl}/account-service/get-account?accountId=acc-1'`);
+console.log(`curl -i -H 'Authorization: Bearer ${user}' '${svcUrl}/account-service/get-account?accountId=acc-2'`);
+console.log(`curl -i -H 'Authorization: Bearer ${admin}' ${svcUrl}/account-service/get-all-accounts`);

@@ -1,14 +1,14 @@
 import { createRequire } from 'node:module';
-import { AccountService, UserService } from './services.mjs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { JWT } from '../demo-jwt.mjs';
+import { AccountService, StatusService, UserService } from './services.mjs';
 
 const require = createRequire(import.meta.url);
-const { SvcApi, SvcContainer } = require('svcgate/svc');
+const { bearerJwt } = require('svcgate/auth');
+const { SvcApi, SvcContainer, svcAcl } = require('svcgate/svc');
 
-/** A before-interceptor that answers 401 itself when there is no Authorization header. */
-function requireAuthorization(req, res, next) {
-  if (!req.headers.authorization) return res.status(401).json({ error: 'Unauthorized', message: 'send an Authorization header' });
-  next();
-}
+const PERMISSIONS = join(dirname(fileURLToPath(import.meta.url)), 'permissions.yaml');
 
 /** An after-interceptor for createAccount: 201, and the body wrapped. */
 class AccountInterceptor {
@@ -19,10 +19,14 @@ class AccountInterceptor {
 }
 
 export function seedApi() {
-  const container = new SvcContainer().ofLocal(UserService).andLocal(AccountService);
-  return new SvcApi()
-    .interceptAll(requireAuthorization)
-    .interceptAfter({ accountService: AccountInterceptor })
-    .withErrors({ ValidationError: 400 })
-    .from(container);
+  const container = new SvcContainer().ofLocal(UserService).andLocal(AccountService).andLocal(StatusService);
+  return (
+    new SvcApi()
+      // A before-interceptor that answers itself: 401 without a valid token, 403 where the ACL says no.
+      // getAccount's accountId is owned: a `user` reads only the accounts its `accounts` claim lists.
+      .interceptAll(svcAcl({ handler: bearerJwt(JWT), acl: PERMISSIONS, owners: { 'accountService.getAccount': { accountId: 'accounts' } } }))
+      .interceptAfter({ accountService: AccountInterceptor })
+      .withErrors({ ValidationError: 400, NotFoundError: 404 })
+      .from(container)
+  );
 }

@@ -1,6 +1,12 @@
 // The seed's services for library B: every public method becomes a route /api/<service>/<method>.
+import { z } from 'zod';
+
 export class ValidationError extends Error {
   name = 'ValidationError';
+}
+
+export class NotFoundError extends Error {
+  name = 'NotFoundError';
 }
 
 export class UserService {
@@ -18,12 +24,18 @@ export class UserService {
     return user;
   }
 
+  listUsers() {
+    return [...this.#users.values()];
+  }
+
   _countUsers() {
     return this.#users.size; // a _private method: not a route
   }
 }
 
 export class AccountService {
+  // The argument of getAccount is the query; its schema also describes it in api.openapi().
+  static schemas = { getAccount: z.object({ accountId: z.string() }) };
   #accounts = [];
 
   constructor(services) {
@@ -34,10 +46,22 @@ export class AccountService {
     return this.#accounts;
   }
 
+  getAccount({ accountId }) {
+    const account = this.#accounts.find((candidate) => candidate.id === accountId);
+    if (!account) throw new NotFoundError(`no account ${accountId}`);
+    return account;
+  }
+
   createAccount({ owner } = {}) {
     if (typeof owner !== 'string') throw new ValidationError('owner is required');
     const account = { id: `acc-${this.#accounts.length + 1}`, owner, users: this.services.userService._countUsers() };
     this.#accounts.push(account);
     return account;
+  }
+}
+
+export class StatusService {
+  getStatus() {
+    return { status: 'ok' };
   }
 }

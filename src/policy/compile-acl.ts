@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readRoles } from './acl-declaration';
+import { reportAnonymousDefault } from './anonymous-default';
 import { findBearerScheme } from './bearer-scheme';
 import { DATA_SCHEMA_VERSION, type DataDocument } from './data-document';
 import { loadDocument } from './load-document';
@@ -14,11 +15,17 @@ export interface CompileAclOptions {
   openapi: unknown;
   /** The bearer security scheme to guard; default: the document's only http bearer scheme. */
   scheme?: string;
+  /**
+   * An ACL that does not declare `anonymous` is a ConfigError when the built-in anonymous grant
+   * would open an operation, instead of a SVCGATE_ANONYMOUS_DEFAULT warning. Default false.
+   */
+  strict?: boolean;
 }
 
 /**
  * Turns a permission declaration and an OpenAPI document into the Rego data document.
  * Throws ConfigError, naming the file, the JSON path and the fix, on any invalid input.
+ * Warns (SVCGATE_ANONYMOUS_DEFAULT) when the built-in anonymous grant opens operations.
  */
 export function compileAcl(options: CompileAclOptions): DataDocument {
   return compileApi(options).data;
@@ -33,7 +40,8 @@ export function compileApi(options: CompileAclOptions): { data: DataDocument; do
 
   const acl = loadDocument(options.acl, 'ACL');
   const declared = readRoles(acl.value, acl.file, new Set(Object.values(facts).map((operation) => operation.resource)));
-  const anonymousDefault = !('anonymous' in declared.roles);
+  const anonymousDefault = !Object.hasOwn(declared.roles, 'anonymous');
+  if (anonymousDefault) reportAnonymousDefault(facts, acl.file, options.strict ?? false);
   const roles = Object.fromEntries(Object.entries(declared.extends).map(([role, parents]) => [role, { extends: parents }]));
   const operations = withGrants(facts, declared, anonymousDefault);
 

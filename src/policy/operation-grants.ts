@@ -1,4 +1,5 @@
 import type { DeclaredRoles, ResourceGrants } from './acl-declaration';
+import { openedByAnonymousDefault } from './anonymous-default';
 import { ACTIONS, POSSESSIONS, type Action, type OperationGrants, type OperationSpec, type Possession } from './data-document';
 import type { OperationFacts } from './openapi-operations';
 
@@ -37,7 +38,7 @@ export function withGrants(operations: Record<string, OperationFacts>, declared:
   const result: Record<string, OperationSpec> = {};
   for (const [key, operation] of Object.entries(operations)) {
     const here = grants.get(key)!;
-    if (anonymousDefault && operation.secured && operation.action === 'read' && Object.keys(operation.params).length === 0) here.anonymous = { any: ['*'] };
+    if (anonymousDefault && openedByAnonymousDefault(operation)) here.anonymous = { any: ['*'] };
     result[key] = { ...operation, grants: here };
   }
   return result;

@@ -84,7 +84,10 @@ describe.each(EXPRESS)('%s', (_name, express) => {
   });
 
   test('no credentials where anonymous may read: allowed as anonymous', async () => {
-    const response = await request(url).get('/api/v1/users');
+    // The example ACL declares anonymous: {}; this one grants anonymous the user list.
+    const open = await listen(guardedApp(express, { acl: { bearerAuth: { anonymous: { '/users': { 'read:any': ['*'] } } } } }).app);
+    const response = await request(open.url).get('/api/v1/users');
+    await open.close();
     expect(response.status).toBe(200);
     expect(response.body.role).toBe('anonymous');
   });
@@ -178,7 +181,7 @@ describe('options', () => {
     });
     const { url, close } = await listen(app);
     const warning = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-    expect((await request(url).get('/api/v1/users')).status).toBe(200);
+    expect((await request(url).get('/api/v1/users').set('Authorization', `Bearer ${await token({ role: 'admin' })}`)).status).toBe(200);
     expect(warning).toHaveBeenCalledWith('decisionLog threw: log sink down', { code: 'SVCGATE_DECISION_LOG' });
     warning.mockRestore();
     await close();

@@ -97,8 +97,10 @@ describe('at the default position (3, after request validation)', () => {
 });
 
 describe('without a verified payload the caller is anonymous, and a token is never decoded unverified', () => {
-  const disabled = withHost({ ...standard, securityDisabled: true });
-  const before = withHost({ ...standard, position: 1 });
+  // The example declares anonymous: {}; here anonymous may also list users, so the anonymous read shows.
+  const acl = { bearerAuth: { ...(load(readFileSync(PERMISSIONS, 'utf8')) as object), anonymous: { '/users': { 'read:any': ['*'] } } } };
+  const disabled = withHost({ ...standard, securityDisabled: true, acl });
+  const before = withHost({ ...standard, position: 1, acl });
 
   test.each([
     ['security.disable: true', disabled],

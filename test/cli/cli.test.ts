@@ -25,7 +25,7 @@ describe('svcgate build', () => {
     const out = mkdtempSync(join(tmpdir(), 'svcgate-build-'));
     const { code, stdout } = await svcgate('build', ...API, '--out', out);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^wrote .*data\.json: 2 roles, 7 operations, revision [0-9a-f]{16}\n$/);
+    expect(stdout).toMatch(/^wrote .*data\.json: 3 roles, 9 operations, revision [0-9a-f]{16}\n$/);
     const written = JSON.parse(readFileSync(join(out, 'data.json'), 'utf8'));
     expect(Object.keys(written.svcgate.acl.operations)).toContain('GET /users/{userId}');
     expect(written.svcgate.acl.roles.admin).toEqual({ extends: ['user'] });
@@ -52,10 +52,10 @@ describe('svcgate explain', () => {
     expect(stdout).toContain('reason: read:own needs ownership of path parameter userId\n');
   });
 
-  test('without claims the caller is anonymous', async () => {
+  test('without claims the caller is anonymous, to whom the example grants nothing', async () => {
     const { code, stdout } = await svcgate('explain', ...API, 'GET', '/users');
-    expect(code).toBe(0);
-    expect(stdout).toContain('role: anonymous, possession: any');
+    expect(code).toBe(1);
+    expect(stdout).toContain('decision: DENY\nrole: -, possession: -, attributes: -\nreason: no role of the caller is granted read on /users\n');
   });
 
   test('honours --role-binding', async () => {
@@ -73,9 +73,19 @@ describe('svcgate audit', () => {
     const row = (key: string) => lines.find((line) => line.startsWith(`${key} `))!.slice(key.length).trim().split(/\s+/);
     expect(row('GET /users/{userId}')).toEqual(['any', '-', 'own']);
     expect(row('PUT /users/{userId}')).toEqual(['own', '-', 'own']);
-    expect(row('GET /users')).toEqual(['any', 'any', '-']);
+    expect(row('GET /users')).toEqual(['any', '-', '-']);
     expect(row('POST /users')).toEqual(['any', '-', '-']);
     expect(stdout).not.toContain('GET /status');
+  });
+
+  test('an ACL that leaves the anonymous default on: the warning once on stderr, the matrix unchanged', async () => {
+    const acl = join(mkdtempSync(join(tmpdir(), 'svcgate-cli-')), 'no-anonymous.json');
+    writeFileSync(acl, JSON.stringify({ admin: {} }));
+    const { code, stdout, stderr } = await svcgate('audit', '--openapi', join(EXAMPLE, 'openapi.yaml'), '--acl', acl);
+    expect(code).toBe(0);
+    expect(stderr.match(/\[SVCGATE_ANONYMOUS_DEFAULT\] Warning: /g)).toHaveLength(1);
+    expect(stderr).toContain(`${acl}: the ACL does not declare anonymous`);
+    expect(stdout).toMatch(/^GET \/users +- +any$/m);
   });
 
   test('--json gives the same matrix as data', async () => {

@@ -31,13 +31,15 @@ async function curl(line: string): Promise<{ status: number; body: unknown }> {
 }
 
 const blocks = () => printed.split('\n# http').slice(1).map((block) => block.split('\n').filter((line) => line.startsWith('curl ')));
+/** The base URL of each app, as the example prints it: @oas-tools/core, Express, SvcApi. */
+const baseUrls = () => [...printed.matchAll(/^  .+: +(http:\/\/\S+)$/gm)].map((match) => match[1]!);
 
 test('library A: the curl lines of both apps answer as their comments say', async () => {
   const [oas, plain] = blocks();
   for (const lines of [oas!, plain!]) {
     const statuses = [];
     for (const line of lines) statuses.push((await curl(line)).status);
-    expect(statuses).toEqual([200, 403, 200, 204, 200, 401, 401]);
+    expect(statuses).toEqual([200, 403, 200, 204, 200, 401, 401, 401, 403, 200, 403, 200]);
   }
 });
 
@@ -57,15 +59,44 @@ test('library A: the granted attributes reach the handlers, nobody sees the pass
   }
 });
 
-test("library B: the seed's services, the 401 interceptor, the after-interceptor and the error map", async () => {
+test("library B: the seed's services behind svcAcl, the after-interceptor and the error map", async () => {
   const lines = blocks()[2]!;
   const results = [];
   for (const line of lines) results.push(await curl(line));
   expect(results).toEqual([
-    { status: 401, body: { error: 'Unauthorized', message: 'send an Authorization header' } },
+    { status: 200, body: { status: 'ok' } },
+    { status: 401, body: { error: 'Unauthorized', message: 'this operation needs a bearer token' } },
     { status: 200, body: { id: 1, name: 'Ada' } },
+    { status: 403, body: { error: 'Forbidden', message: 'no role of the caller is granted create on /api/user-service/create-user' } },
     { status: 201, body: { created: { id: 'acc-1', owner: 'Ada', users: 1 } } },
     { status: 400, body: { error: 'ValidationError', message: 'owner is required' } },
+    { status: 200, body: { id: 'acc-1', owner: 'Ada', users: 1 } },
+    { status: 403, body: { error: 'Forbidden', message: 'read:own needs ownership of query parameter accountId' } },
     { status: 200, body: [{ id: 'acc-1', owner: 'Ada', users: 1 }] },
   ]);
+});
+
+// Issue 10, finding 11: the built-in anonymous default opened the user list, passwords included,
+// to callers without a token and to tokens without a role claim. The example ACLs declare anonymous.
+test('the user list needs a token on all three apps; a token without a role claim is refused', async () => {
+  const [oas, plain, svc] = baseUrls() as [string, string, string];
+  // The token without a role claim that the example prints for the users list.
+  const noRole = blocks()[0]!.find((line) => line.endsWith('/users') && line.includes('Bearer'))!.match(/Bearer ([^']+)'/)![1]!;
+  // SvcApi serves the seed's services, not the users API: its user list is /user-service/list-users.
+  for (const users of [`${oas}/users`, `${plain}/users`, `${svc}/user-service/list-users`]) {
+    const anonymous = await fetch(users);
+    expect([users, anonymous.status, anonymous.headers.get('www-authenticate')]).toEqual([users, 401, 'Bearer']);
+    expect(await anonymous.text()).not.toContain('password');
+    const withoutRole = await fetch(users, { headers: { authorization: `Bearer ${noRole}` } });
+    expect([users, withoutRole.status]).toEqual([users, 403]);
+    expect(await withoutRole.text()).not.toContain('password');
+  }
+});
+
+test('the public status needs no token on all three apps', async () => {
+  const [oas, plain, svc] = baseUrls() as [string, string, string];
+  for (const status of [`${oas}/status`, `${plain}/status`, `${svc}/status-service/get-status`]) {
+    const response = await fetch(status);
+    expect([status, response.status, await response.json()]).toEqual([status, 200, { status: 'ok' }]);
+  }
 });

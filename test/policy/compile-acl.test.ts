@@ -37,8 +37,10 @@ describe('compiling the example API', () => {
       'DELETE /users/{userId}',
       'GET /accounts/{accountId}',
       'GET /status',
+      'GET /transfers',
       'GET /users',
       'GET /users/{userId}',
+      'GET /users/{userId}/reports/{year}-{month}',
       'POST /users',
       'PUT /users/{userId}',
     ]);
@@ -59,7 +61,7 @@ describe('compiling the example API', () => {
 
   test('normalizes resource keys written without a slash and with :param', () => {
     expect(data.operations['DELETE /users/{userId}']!.grants).toEqual({ admin: { any: ['*'] } });
-    expect(data.roles).toEqual({ user: { extends: [] }, admin: { extends: ['user'] } });
+    expect(data.roles).toEqual({ anonymous: { extends: [] }, user: { extends: [] }, admin: { extends: ['user'] } });
   });
 
   test('writes per operation what each role may do, its $extend followed', () => {
@@ -70,12 +72,9 @@ describe('compiling the example API', () => {
     expect(data.operations['GET /accounts/{accountId}']!.grants).toEqual({ user: { own: ['*'] }, admin: { own: ['*'] } });
   });
 
-  test('applies the anonymous default when the ACL does not declare anonymous', () => {
-    expect(data.anonymous_default).toBe(true);
-    expect(data.roles.anonymous).toBeUndefined();
-    expect(data.operations['GET /users']!.grants.anonymous).toEqual({ any: ['*'] });
-    expect(data.operations['POST /users']!.grants.anonymous).toBeUndefined();
-    expect(data.operations['GET /users/{userId}']!.grants.anonymous).toBeUndefined();
+  test('declares anonymous: {}, so the default is off and the user list needs a role (issue 10, finding 11)', () => {
+    expect(data.anonymous_default).toBe(false);
+    expect(data.operations['GET /users']!.grants).toEqual({ admin: { any: ['*'] } });
     expect(data.operations['GET /status']!.grants).toEqual({});
   });
 
@@ -122,6 +121,64 @@ describe('grants per operation', () => {
     const undeclared = compileAcl({ openapi: api(paths), acl: {} });
     expect(undeclared.operations['GET /things']!.grants).toEqual({ anonymous: { any: ['*'] } });
     expect(undeclared.operations['GET /open']!.grants).toEqual({});
+  });
+});
+
+describe('the built-in anonymous default is never silent (issue 10, finding 11)', () => {
+  // GET /things and HEAD /things have no parameters: the default opens them. The rest it does not:
+  // a POST, an unsecured GET, and GETs with a path, query or path-item header parameter.
+  const paths = {
+    ...itemPath,
+    '/things': { get: {}, head: {}, post: {} },
+    '/open': { get: { security: [] } },
+    '/search': { get: { parameters: [{ name: 'q', in: 'query' }] } },
+    '/mine': { parameters: [{ name: 'x-tenant', in: 'header' }], get: {} },
+  };
+  const acl = { user: { '/items/{id}': { 'read:own': ['*'] } } };
+
+  /** The SVCGATE_ANONYMOUS_DEFAULT warnings `run` emits (spied, so that they are not printed). */
+  function anonymousWarnings(run: () => unknown): string[] {
+    const emitted = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      run();
+      return emitted.mock.calls.filter(([, options]) => (options as { code?: string } | undefined)?.code === 'SVCGATE_ANONYMOUS_DEFAULT').map(([message]) => String(message));
+    } finally {
+      emitted.mockRestore();
+    }
+  }
+
+  test('compiling warns once, listing exactly the operations the default opens and how to turn it off', () => {
+    const [warning, ...more] = anonymousWarnings(() => compileAcl({ openapi: api(paths), acl }));
+    expect(more).toEqual([]);
+    expect(warning).toMatch(/^<inline ACL>: the ACL does not declare anonymous, .* read:any, every attribute, on GET \/things, HEAD \/things\. /);
+    expect(warning).toContain('declare anonymous: {} to turn the default off');
+    expect(warning).toContain('With strict: true (an option of compileAcl and of each adapter) this is an error');
+  });
+
+  test("the seed's rule still holds: the warned operations are granted to anonymous, the others are not", () => {
+    const data = compileAcl({ openapi: api(paths), acl });
+    const opened = Object.keys(data.operations).filter((key) => data.operations[key]!.grants.anonymous !== undefined);
+    expect(opened).toEqual(['GET /things', 'HEAD /things']);
+  });
+
+  test('no warning when the ACL declares anonymous, even empty, or when the default opens nothing', () => {
+    expect(anonymousWarnings(() => compileAcl({ openapi: api(paths), acl: { ...acl, anonymous: {} } }))).toEqual([]);
+    expect(anonymousWarnings(() => compileAcl({ openapi: api(paths), acl: { anonymous: { '/things': { 'read:any': ['*'] } } } }))).toEqual([]);
+    expect(anonymousWarnings(() => compileAcl({ openapi: api(itemPath), acl }))).toEqual([]);
+  });
+
+  test('strict: true makes it a ConfigError naming the ACL file, $.anonymous, the operations and the fix', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'svcgate-anonymous-')), 'permissions.yaml');
+    writeFileSync(file, 'user:\n  /items/{id}:\n    read:own: ["*"]\n');
+    const error = configError(() => compileAcl({ openapi: api(paths), acl: file, strict: true }));
+    expect([error.file, error.path]).toEqual([file, '$.anonymous']);
+    expect(error.problem).toMatch(/on GET \/things, HEAD \/things$/);
+    expect(error.fix).toMatch(/^declare anonymous: \{\} to turn the default off, or declare what anonymous may do/);
+  });
+
+  test('strict: true accepts a declared anonymous, and a default that opens nothing', () => {
+    expect(compileAcl({ openapi: api(paths), acl: { ...acl, anonymous: {} }, strict: true }).anonymous_default).toBe(false);
+    expect(compileAcl({ openapi: api(itemPath), acl, strict: true }).anonymous_default).toBe(true);
   });
 });
 
@@ -268,6 +325,67 @@ describe('invalid ACLs are ConfigErrors naming the file, the JSON path and the f
   test('one resource written twice in two spellings', () => {
     const error = configError(() => compileAcl({ openapi: api(itemPath), acl: { a: { '/items/{id}': { 'read:any': ['*'] }, 'items/:id': { 'read:own': ['*'] } } } }));
     expect(error.problem).toContain('declared twice');
+  });
+});
+
+describe('role names that are names of Object.prototype (SPEC 7.7)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svcgate-roles-'));
+  const write = (name: string, text: string) => {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  };
+  const paths = { ...itemPath, '/things': { get: {} } };
+  const readThings = { '/things': { 'read:any': ['*'] } };
+
+  test.each(['constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__'])('%s: extending it undeclared is a ConfigError; declared, it is a role like any other', (name) => {
+    const undeclared = configError(() => compileAcl({ openapi: api(paths), acl: { anonymous: {}, a: { $extend: [name] } } }));
+    expect(undeclared.path).toBe('$.a.$extend[0]');
+    expect(undeclared.problem).toBe(`role a extends ${name}, which is not declared`);
+
+    const declared = compileAcl({ openapi: api(paths), acl: { anonymous: {}, [name]: { '/items/{id}': { 'read:own': ['id'] } }, a: { $extend: [name], ...readThings } } });
+    expect(declared.roles).toEqual({ anonymous: { extends: [] }, [name]: { extends: [] }, a: { extends: [name] } });
+    expect(declared.operations['GET /items/{id}']!.grants).toEqual({ [name]: { own: ['id'] }, a: { own: ['id'] } });
+    expect(declared.operations['GET /things']!.grants).toEqual({ a: { any: ['*'] } });
+    expect(Object.keys(declared.operations['GET /items/{id}']!.grants)).toEqual([name, 'a']);
+  });
+
+  const protoRole = `{"__proto__": ${JSON.stringify(readThings)}, "user": ${JSON.stringify(readThings)}}`;
+  test.each([
+    ['an object from JSON.parse', () => JSON.parse(protoRole) as unknown],
+    ['an object given the key with Object.defineProperty', () => Object.defineProperty({ user: readThings }, '__proto__', { value: readThings, enumerable: true })],
+    ['a JSON file', () => write('proto.json', protoRole)],
+    ['a YAML file', () => write('proto.yaml', '__proto__:\n  /things:\n    read:any: ["*"]\nuser:\n  /things:\n    read:any: ["*"]\n')],
+  ])('__proto__ as a role in %s is a ConfigError, not a role silently dropped', (_name, acl) => {
+    const source = acl();
+    const error = configError(() => compileAcl({ openapi: api(paths), acl: source }));
+    expect(error.path).toBe('$.__proto__');
+    expect(error.problem).toBe('__proto__ cannot be a role name');
+    expect(error.fix).toContain('rename the role');
+    if (typeof source === 'string') expect(error.file).toBe(source);
+  });
+
+  test('__proto__ in $extend, and prototype names as resource paths or grant keys, are ConfigErrors naming them', () => {
+    const cases: [unknown, string, string][] = [
+      [{ a: { $extend: ['__proto__'] } }, '$.a.$extend[0]', '__proto__ cannot be a role name'],
+      [JSON.parse('{"a": {"__proto__": {"read:any": ["*"]}}}'), '$.a.__proto__', '__proto__ is not a path of the OpenAPI document'],
+      [{ a: { constructor: { 'read:any': ['*'] } } }, '$.a.constructor', 'constructor is not a path of the OpenAPI document'],
+      [JSON.parse('{"a": {"/things": {"__proto__": ["*"]}}}'), '$.a["/things"].__proto__', 'unknown action "__proto__"'],
+      [{ a: { '/things': { toString: ['*'] } } }, '$.a["/things"].toString', 'unknown action "toString"'],
+    ];
+    for (const [acl, path, problem] of cases) {
+      const error = configError(() => compileAcl({ openapi: api(paths), acl }));
+      expect([error.path, error.problem]).toEqual([path, problem]);
+    }
+  });
+
+  test('an object literal whose __proto__ key set the prototype is refused, not read without that key', () => {
+    const role = configError(() => compileAcl({ openapi: api(paths), acl: { user: { __proto__: readThings, '/items/{id}': { 'read:own': ['*'] } } } }));
+    expect(role.path).toBe('$.user');
+    expect(role.problem).toContain('a "__proto__" key in an object literal sets the prototype');
+    const grants = configError(() => compileAcl({ openapi: api(paths), acl: { user: { '/things': { __proto__: { 'read:any': ['*'] } } } } }));
+    expect(grants.path).toBe('$.user["/things"]');
+    expect(configError(() => compileAcl({ openapi: api(paths), acl: { __proto__: { user: readThings } } })).path).toBe('$');
   });
 });
 

@@ -1,0 +1,26 @@
+import { ConfigError } from './config-error';
+import type { OperationFacts } from './openapi-operations';
+
+const ANONYMOUS_DEFAULT_WARNING = 'SVCGATE_ANONYMOUS_DEFAULT';
+
+/**
+ * The built-in grant (SPEC 3.3) that applies while the ACL does not declare `anonymous`:
+ * `read:any`, every attribute, on each secured operation without parameters of any kind.
+ */
+export function openedByAnonymousDefault(operation: OperationFacts): boolean {
+  return operation.secured && operation.action === 'read' && Object.keys(operation.params).length === 0;
+}
+
+/**
+ * The default is the seed's rule and stays, but it opens operations without the ACL naming them
+ * (a collection such as `GET /users`, with every attribute), so it is never silent: a warning
+ * lists what it opens, and with `strict` the start-up fails instead.
+ */
+export function reportAnonymousDefault(operations: Record<string, OperationFacts>, aclFile: string, strict: boolean): void {
+  const opened = Object.keys(operations).filter((key) => openedByAnonymousDefault(operations[key]!));
+  if (opened.length === 0) return;
+  const problem = `the ACL does not declare anonymous, so the built-in default lets callers without a token (or without a role claim) read:any, every attribute, on ${opened.join(', ')}`;
+  const fix = 'declare anonymous: {} to turn the default off, or declare what anonymous may do, e.g. anonymous: { "/status": { "read:any": ["*"] } }';
+  if (strict) throw new ConfigError(aclFile, '$.anonymous', problem, fix);
+  process.emitWarning(`${aclFile}: ${problem}. To change it: ${fix}. With strict: true (an option of compileAcl and of each adapter) this is an error`, { code: ANONYMOUS_DEFAULT_WARNING });
+}
