@@ -5,21 +5,13 @@ import { bearerJwt, bearerJwtAcl, type BearerJwtAclOptions } from '../../src/aut
 import type { CheckOwnership } from '../../src/policy';
 import { listen } from '../helpers/listen';
 import { HS256, ISSUER, SECRET } from '../helpers/tokens';
+import { bearerApi, getWithPathParam } from '../helpers/bearer-api';
 
 // Finding 7 and SPEC 7.4, through bearerJwtAcl over HTTP: integers are compared as exact decimal
 // strings, a claim that JSON cannot carry exactly owns nothing, and checkOwnership gets the exact
 // value, never one rounded through a double.
 
-const openapi = {
-  openapi: '3.0.3',
-  info: { title: 'numbers', version: '1' },
-  security: [{ bearerAuth: [] }],
-  components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-  paths: {
-    '/users/{userId}': { get: { parameters: [{ name: 'userId', in: 'path', required: true, schema: { type: 'integer' } }] } },
-    '/prices/{price}': { get: { parameters: [{ name: 'price', in: 'path', required: true, schema: { type: 'number' } }] } },
-  },
-};
+const openapi = bearerApi({ '/users/{userId}': getWithPathParam('userId', 'integer'), '/prices/{price}': getWithPathParam('price', 'number') }, 'numbers');
 const acl = { bearerAuth: { anonymous: {}, user: { '/users/{userId}': { 'read:own': ['*'] }, '/prices/{price}': { 'read:own': ['*'] } } } };
 
 /**

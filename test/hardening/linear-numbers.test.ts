@@ -7,6 +7,7 @@ import { canonicalInteger, canonicalNumber } from '../../src/policy/canonical-nu
 import { svcAcl, SvcApi, SvcContainer } from '../../src/svc';
 import { listen } from '../helpers/listen';
 import { HS256 } from '../helpers/tokens';
+import { bearerApi, getWithPathParam } from '../helpers/bearer-api';
 
 // Finding 5 and SPEC 7.3: reading an owned number costs time linear in its length, and values
 // over the 1,024-character limit are refused before they are read. No token is needed to reach
@@ -91,16 +92,7 @@ describe("the finding's requests, with no token", () => {
     const ran: string[] = [];
     const express = require('express') as () => { use: (...args: unknown[]) => void };
     const app = express();
-    const openapi = {
-      openapi: '3.0.3',
-      info: { title: 'prices', version: '1' },
-      security: [{ bearerAuth: [] }],
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-      paths: {
-        '/prices/{price}': { get: { parameters: [{ name: 'price', in: 'path', required: true, schema: { type: 'number' } }] } },
-        '/notes/{note}': { get: { parameters: [{ name: 'note', in: 'path', required: true, schema: { type: 'string' } }] } },
-      },
-    };
+    const openapi = bearerApi({ '/prices/{price}': getWithPathParam('price', 'number'), '/notes/{note}': getWithPathParam('note', 'string') }, 'prices');
     const acl = { anonymous: {}, user: { '/prices/{price}': { 'read:own': ['*'] }, '/notes/{note}': { 'read:own': ['*'] } } };
     app.use(bearerJwtAcl({ openapi, handler: bearerJwt(HS256), acl: { bearerAuth: acl } }));
     app.use((req: { path: string }, res: { json: (body: unknown) => void }) => {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { compileAcl, createOperationMatcher, decide, Evaluator, RequestValidationError, type CheckOwnership, type DecideOptions, type VerifiedPayload } from '../../src/policy';
+import { bearerApi, getWithPathParam } from '../helpers/bearer-api';
 
 const EXAMPLE = join(__dirname, '../../examples/users-api');
 const data = compileAcl({ openapi: join(EXAMPLE, 'openapi.yaml'), acl: join(EXAMPLE, 'permissions.yaml') });
@@ -119,16 +120,7 @@ describe('checkOwnership', () => {
 });
 
 describe('exact numbers (SPEC 7.4)', () => {
-  const openapi = {
-    openapi: '3.0.3',
-    info: { title: 'numbers', version: '1' },
-    security: [{ bearerAuth: [] }],
-    components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-    paths: {
-      '/users/{userId}': { get: { parameters: [{ name: 'userId', in: 'path', required: true, schema: { type: 'integer' } }] } },
-      '/prices/{price}': { get: { parameters: [{ name: 'price', in: 'path', required: true, schema: { type: 'number' } }] } },
-    },
-  };
+  const openapi = bearerApi({ '/users/{userId}': getWithPathParam('userId', 'integer'), '/prices/{price}': getWithPathParam('price', 'number') }, 'numbers');
   const acl = { anonymous: {}, user: { '/users/{userId}': { 'read:own': ['*'] }, '/prices/{price}': { 'read:own': ['*'] } } };
   const numbers = compileAcl({ openapi, acl });
   const findNumber = createOperationMatcher(numbers.operations);
