@@ -26,6 +26,7 @@ export function requestParts(req: HttpRequest, pathParams: Record<string, string
 // A class, not an object literal with getters: its accessors live on one shared prototype, so a
 // request costs one small allocation.
 class LazyRequestParts implements RequestParts {
+  private parsedQuery: AppQuery | undefined;
   private parsedCookies: AppCookies | undefined;
 
   constructor(
@@ -34,7 +35,8 @@ class LazyRequestParts implements RequestParts {
   ) {}
 
   get query(): QueryValues {
-    return new AppQuery(this.req);
+    this.parsedQuery ??= new AppQuery(this.req);
+    return this.parsedQuery;
   }
 
   get headers(): IncomingHttpHeaders {
