@@ -5,6 +5,7 @@ import { bearerJwt, bearerJwtAcl } from '../../src/auth';
 import { serializeBodyValue, serializeRequestValue, type ParamSpec, type SchemaType } from '../../src/policy';
 import { canonicalInteger, canonicalNumber } from '../../src/policy/canonical-number';
 import { svcAcl, SvcApi, SvcContainer } from '../../src/svc';
+import { alternatingMedians } from '../helpers/alternating-medians';
 import { listen } from '../helpers/listen';
 import { HS256 } from '../helpers/tokens';
 import { bearerApi, getWithPathParam } from '../helpers/bearer-api';
@@ -72,21 +73,6 @@ describe('through the public API, values over 1,024 characters are refused befor
   });
 });
 
-/** Median milliseconds of sending each request `runs` times, the two kinds alternating. */
-async function alternatingCosts(send: [() => Promise<unknown>, () => Promise<unknown>], runs: number): Promise<[number, number]> {
-  const times: [number[], number[]] = [[], []];
-  for (let run = 0; run <= runs; run++) {
-    for (const kind of [0, 1] as const) {
-      const start = performance.now();
-      await send[kind]();
-      // The first round warms up the connection and the code paths.
-      if (run > 0) times[kind].push(performance.now() - start);
-    }
-  }
-  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-  return [median(times[0]), median(times[1])];
-}
-
 describe("the finding's requests, with no token", () => {
   test('bearerJwtAcl: GET /prices/<15,000 digits>x costs about what the same length costs for a string, and the route does not run', async () => {
     const ran: string[] = [];
@@ -104,7 +90,7 @@ describe("the finding's requests, with no token", () => {
       const price = await request(url).get(`/prices/${digitsThenX(15_000)}`);
       expect(price.status).toBeGreaterThanOrEqual(400);
       expect(price.status).toBeLessThan(500);
-      const [number, string] = await alternatingCosts([() => request(url).get(`/prices/${digitsThenX(15_000)}`), () => request(url).get(`/notes/${digitsThenX(15_000)}`)], 7);
+      const [number, string] = await alternatingMedians(() => request(url).get(`/prices/${digitsThenX(15_000)}`), () => request(url).get(`/notes/${digitsThenX(15_000)}`), 7);
       expect(number / string).toBeLessThan(10);
       expect(ran).toEqual([]);
     } finally {
@@ -131,7 +117,7 @@ describe("the finding's requests, with no token", () => {
       const response = await owned();
       expect(response.status).toBeGreaterThanOrEqual(400);
       expect(response.status).toBeLessThan(500);
-      const [ownedCost, memoCost] = await alternatingCosts([owned, memo], 7);
+      const [ownedCost, memoCost] = await alternatingMedians(owned, memo, 7);
       expect(ownedCost / memoCost).toBeLessThan(10);
       expect(ran).toEqual([]);
     } finally {
