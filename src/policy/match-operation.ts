@@ -18,6 +18,8 @@ interface Route {
   literalLength: number;
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
 /** Finds the operation of a method and a still-encoded path (`/users/a%20b`); undefined when none. */
 export type OperationMatcher = (method: string, pathname: string) => OperationMatch | undefined;
 
@@ -34,20 +36,25 @@ export function createOperationMatcher(operations: Record<string, OperationSpec>
     .map(([key, operation]) => toRoute(key, operation))
     .sort((a, b) => a.paramCount - b.paramCount || b.literalLength - a.literalLength);
 
-  const find = (method: string, segments: string[]): OperationMatch | undefined => {
+  const find = (method: string, pathname: string, lower: string[]): OperationMatch | undefined => {
     for (const route of routes) {
-      if (route.operation.method !== method || route.segments.length !== segments.length) continue;
-      const pathParams = matchRoute(route, segments);
+      if (route.operation.method !== method || route.segments.length !== lower.length) continue;
+      const pathParams = matchRoute(route, pathname, lower);
       if (pathParams) return { key: route.key, operation: route.operation, pathParams };
     }
     return undefined;
   };
 
   return (method, pathname) => {
-    const segments = pathname.split('/').slice(1);
-    if (segments.length > 1 && segments[segments.length - 1] === '') segments.pop();
+    // Literals are compared in lower case. Only in ASCII does lower-casing keep every position and
+    // turn no letter into another script's (the Kelvin sign into k), so other text is refused;
+    // the values are cut from the path as sent.
+    if (NON_ASCII.test(pathname)) throw new RequestValidationError('ERR_SVCGATE_PATH', 'the path holds a non-ASCII character; percent-encode it');
+    const lower = pathname.toLowerCase().split('/');
+    lower.shift();
+    if (lower.length > 1 && lower[lower.length - 1] === '') lower.pop();
     const upper = method.toUpperCase();
-    return find(upper, segments) ?? (upper === 'HEAD' ? find('GET', segments) : undefined);
+    return find(upper, pathname, lower) ?? (upper === 'HEAD' ? find('GET', pathname, lower) : undefined);
   };
 }
 
@@ -58,15 +65,18 @@ function toRoute(key: string, operation: OperationSpec): Route {
   return { key, operation, segments, paramCount, literalLength };
 }
 
-function matchRoute(route: Route, segments: string[]): Record<string, string> | undefined {
+function matchRoute(route: Route, pathname: string, lower: string[]): Record<string, string> | undefined {
   const params: Record<string, string> = {};
-  for (let index = 0; index < segments.length; index++) {
-    const values = matchSegment(route.segments[index]!, segments[index]!);
+  let offset = 1;
+  for (let index = 0; index < lower.length; index++) {
+    const segment = lower[index]!;
+    const values = matchSegment(route.segments[index]!, segment, pathname, offset);
     if (values === undefined) return undefined;
     if (values === 'ambiguous') {
       throw new RequestValidationError('ERR_SVCGATE_PATH', `the path segment ${index + 1} can be split more than one way for ${route.operation.path}`);
     }
     route.segments[index]!.names.forEach((name, at) => (params[name] = decode(values[at]!)));
+    offset += segment.length + 1;
   }
   return params;
 }

@@ -25,16 +25,15 @@ export function compileSegment(template: string): SegmentPattern {
 }
 
 /**
- * The raw parameter values of one path segment (still percent-encoded), undefined when the
- * segment does not match, or 'ambiguous' when it matches with more than one split. Express
+ * The raw parameter values of one path segment, cut from `path` at `offset` as sent (still
+ * percent-encoded; `lower` is the segment in lower case), undefined when the segment does not match, or 'ambiguous' when it matches with more than one split. Express
  * splits `{a}-{b}` from the right and other routers from the left; where the leftmost and the
  * rightmost splits agree, every router reads the same values. Each search is an indexOf or a
  * lastIndexOf that moves on, so the cost is linear in the segment's length.
  */
-export function matchSegment(pattern: SegmentPattern, segment: string): string[] | 'ambiguous' | undefined {
+export function matchSegment(pattern: SegmentPattern, lower: string, path: string, offset: number): string[] | 'ambiguous' | undefined {
   const { literals, names } = pattern;
-  if (names.length === 0) return segment.toLowerCase() === literals[0] ? [] : undefined;
-  const lower = segment.toLowerCase();
+  if (names.length === 0) return lower === literals[0] ? [] : undefined;
   const prefix = literals[0]!;
   const suffix = literals[literals.length - 1]!;
   if (!lower.startsWith(prefix) || !lower.endsWith(suffix)) return undefined;
@@ -45,7 +44,8 @@ export function matchSegment(pattern: SegmentPattern, segment: string): string[]
   if (left === undefined) return undefined;
   const right = rightmostSplit(lower, literals, start, end)!;
   if (left.some((position, index) => position !== right[index])) return 'ambiguous';
-  const values = names.map((_name, index) => segment.slice(index === 0 ? start : left[index - 1]! + literals[index]!.length, index === names.length - 1 ? end : left[index]!));
+  const cut = (from: number, to: number) => path.slice(offset + from, offset + to);
+  const values = names.map((_name, index) => cut(index === 0 ? start : left[index - 1]! + literals[index]!.length, index === names.length - 1 ? end : left[index]!));
   // Even a unique split is refused when a value holds a separator: Express 4 would not match
   // `-` as a month in `{year}-{month}-{day}`, Express 5 would.
   const inner = literals.slice(1, -1);

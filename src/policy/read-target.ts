@@ -11,6 +11,7 @@ const QUESTION = 0x3f;
 const PERCENT = 0x25;
 const BACKSLASH = 0x5c;
 const HASH = 0x23;
+const DOT = 0x2e;
 const DOT_SEGMENTS = new Set(['.', '..', '%2e', '.%2e', '%2e.', '%2e%2e']);
 
 /**
@@ -24,28 +25,36 @@ const DOT_SEGMENTS = new Set(['.', '..', '%2e', '.%2e', '%2e.', '%2e%2e']);
 export function readTarget(target: string): RequestTarget {
   if (target.charCodeAt(0) !== SLASH) refuse('the request target must be a path (origin-form, /path?query)');
   let queryStart = -1;
-  for (let index = 0; index < target.length; index++) {
+  let segmentStart = 1;
+  for (let index = 1; index < target.length; index++) {
     const code = target.charCodeAt(index);
     if (code < 0x21 || code > 0x7e) refuse('the request target holds a control, space or non-ASCII character; percent-encode it');
     if (code === BACKSLASH || code === HASH) refuse(`the request target holds a "${target[index]}", which routers read differently; percent-encode it`);
-    if (code === QUESTION && queryStart === -1) queryStart = index;
+    if (queryStart === -1 && (code === SLASH || code === QUESTION)) {
+      checkSegment(target, segmentStart, index, code === SLASH);
+      segmentStart = index + 1;
+      if (code === QUESTION) queryStart = index;
+    }
     if (code !== PERCENT) continue;
     if (!isHex(target.charCodeAt(index + 1)) || !isHex(target.charCodeAt(index + 2))) refuse('the request target holds an invalid percent-escape');
     if (queryStart === -1 && isEncodedSeparator(target, index)) refuse('the request path holds an encoded "/" or "\\", which routers read differently');
   }
-  const pathname = queryStart === -1 ? target : target.slice(0, queryStart);
-  checkSegments(pathname);
-  return { pathname, query: queryStart === -1 ? '' : target.slice(queryStart + 1) };
+  if (queryStart === -1) checkSegment(target, segmentStart, target.length, false);
+  const pathEnd = queryStart === -1 ? target.length : queryStart;
+  return { pathname: target.slice(0, pathEnd), query: queryStart === -1 ? '' : target.slice(queryStart + 1) };
 }
 
-/** Empty segments (`//`) and dot segments are resolved by some layers and not by others. A single trailing `/` is fine. */
-function checkSegments(pathname: string): void {
-  const segments = pathname.split('/');
-  for (let index = 1; index < segments.length; index++) {
-    const segment = segments[index]!;
-    if (segment === '' && index < segments.length - 1) refuse('the request path has an empty segment (//)');
-    if (DOT_SEGMENTS.has(segment.toLowerCase())) refuse('the request path has a "." or ".." segment');
+/**
+ * Empty segments (`//`) and dot segments are resolved by some layers and not by others. A single
+ * trailing `/` is fine: a segment followed by `/` must not be empty.
+ */
+function checkSegment(target: string, start: number, end: number, followedBySlash: boolean): void {
+  if (start === end) {
+    if (followedBySlash) refuse('the request path has an empty segment (//)');
+    return;
   }
+  const first = target.charCodeAt(start);
+  if ((first === DOT || first === PERCENT) && end - start <= 6 && DOT_SEGMENTS.has(target.slice(start, end).toLowerCase())) refuse('the request path has a "." or ".." segment');
 }
 
 function isEncodedSeparator(target: string, index: number): boolean {
