@@ -14,7 +14,7 @@ import { AuthError } from './errors';
 import { filterAttributes } from './filter-attributes';
 import { ownValue, sameValues } from './same-values';
 import { schemesWithoutBearer, type SecurityRequirement } from './security-alternatives';
-import { serverPrefixes } from './server-prefixes';
+import { hostRoutes } from './oas-host-routes';
 
 type Request = IncomingMessage & { params?: Record<string, string>; originalUrl?: string };
 type Response = ServerResponse & { locals: { oas?: { security?: Record<string, unknown>; params?: Record<string, unknown>; body?: unknown; acl?: OasAcl } } };
@@ -108,14 +108,7 @@ export class BearerJWT {
     const addChallenge: ErrorHandler = (error, req, res, next) => this.challenge(error, req, res, next);
     // Every request walks the layers of the paths before its own, so each route gets one layer
     // for all its methods (app.route), not one per method, and one error layer.
-    const methodsByRoute = new Map<string, string[]>();
-    for (const method of Object.keys(item).filter((key) => METHODS.includes(key))) {
-      const prefixes = serverPrefixes(item[method]?.servers ?? (item as { servers?: unknown }).servers ?? this.oasFile.servers);
-      for (const prefix of prefixes) {
-        const route = `${prefix}${path}`.replace(/\/\//g, '/') || '/';
-        methodsByRoute.set(route, [...(methodsByRoute.get(route) ?? []), method]);
-      }
-    }
+    const methodsByRoute = hostRoutes(this.oasFile, item, path);
     for (const [route, methods] of methodsByRoute) {
       const layer = app.route(route);
       for (const method of methods) layer[method]!(decideRequest);

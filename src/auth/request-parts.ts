@@ -63,14 +63,29 @@ class AppQuery implements QueryValues {
     const queryStart = url.indexOf('?');
     this.plain ??= new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
     const plain = this.plain.getAll(name);
+    if (this.hasVariantOf(name)) throw ambiguous(name);
     const parsed = this.req.query;
     if (typeof parsed !== 'object' || parsed === null) return plain;
     const app = appValues(Object.hasOwn(parsed, name) ? (parsed as Record<string, unknown>)[name] : undefined);
-    if (app === undefined || app.length !== plain.length || app.some((value, index) => value !== plain[index])) {
-      throw new RequestValidationError('ERR_SVCGATE_PARAM', `the query parameter ${name} is read differently by the application's query parser (a bracketed, nested or repeated key, or too many parameters); send it as ${name}=<value>`);
-    }
+    if (app === undefined || app.length !== plain.length || app.some((value, index) => value !== plain[index])) throw ambiguous(name);
     return plain;
   }
+
+  /**
+   * A key another parser would read as this parameter (`name[]`, `name[0]`, `name.x`, `[name]`):
+   * refused even when this app's parser keeps it apart, because a router or sub-app further on may
+   * parse the query again its own way (Express 5 re-parses `req.query` with each app's setting).
+   */
+  private hasVariantOf(name: string): boolean {
+    for (const key of this.plain!.keys()) {
+      if (key !== name && (key.startsWith(`${name}[`) || key.startsWith(`${name}.`) || key.startsWith(`[${name}]`))) return true;
+    }
+    return false;
+  }
+}
+
+function ambiguous(name: string): RequestValidationError {
+  return new RequestValidationError('ERR_SVCGATE_PARAM', `the query parameter ${name} can be read differently by query parsers (a bracketed, dotted, nested or repeated key, or too many parameters); send it once as ${name}=<value>`);
 }
 
 /** The app's value as a list of strings; undefined for shapes a parameter value cannot have. */

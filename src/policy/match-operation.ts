@@ -26,7 +26,8 @@ export type OperationMatcher = (method: string, pathname: string) => OperationMa
 /**
  * Finds the operation a request addresses, segment by segment, in time linear in the path's
  * length (no backtracking pattern sees client input). As OpenAPI asks, concrete paths win over
- * templated ones (`/users/me` before `/users/{id}`). HEAD falls back to the GET operation, letters
+ * templated ones (`/users/me` before `/users/{id}`); a path that two templates match is refused.
+ * HEAD falls back to the GET operation, letters
  * match in any case and one trailing `/` is allowed, as Express routes them: a guard must see
  * every request its app would serve. A segment that Express could split more than one way
  * (`/dates/{year}-{month}-{day}` given `2024-01-02-03`) is refused rather than guessed.
@@ -37,12 +38,18 @@ export function createOperationMatcher(operations: Record<string, OperationSpec>
     .sort((a, b) => a.paramCount - b.paramCount || b.literalLength - a.literalLength);
 
   const find = (method: string, pathname: string, lower: string[]): OperationMatch | undefined => {
+    let found: OperationMatch | undefined;
     for (const route of routes) {
       if (route.operation.method !== method || route.segments.length !== lower.length) continue;
       const pathParams = matchRoute(route, pathname, lower);
-      if (pathParams) return { key: route.key, operation: route.operation, pathParams };
+      if (!pathParams) continue;
+      if (route.paramCount === 0) return { key: route.key, operation: route.operation, pathParams };
+      // Two templates that both match (`/files/{id}` and `/files/{name}.json`) are left to the tool
+      // by OpenAPI, and Express runs whichever route was registered first: refuse, do not guess.
+      if (found) throw new RequestValidationError('ERR_SVCGATE_PATH', `the path matches both ${found.operation.path} and ${route.operation.path}`);
+      found = { key: route.key, operation: route.operation, pathParams };
     }
-    return undefined;
+    return found;
   };
 
   return (method, pathname) => {
@@ -59,7 +66,10 @@ export function createOperationMatcher(operations: Record<string, OperationSpec>
 }
 
 function toRoute(key: string, operation: OperationSpec): Route {
-  const segments = operation.path.split('/').slice(1).map(compileSegment);
+  const parts = operation.path.split('/').slice(1);
+  // A template's trailing `/` is optional, as a request's is: Express matches `/admin/` as `/admin`.
+  if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
+  const segments = parts.map(compileSegment);
   const paramCount = segments.reduce((count, segment) => count + segment.names.length, 0);
   const literalLength = operation.path.replace(/\{[^}]*\}/g, '').length;
   return { key, operation, segments, paramCount, literalLength };
