@@ -76,7 +76,10 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
     return undefined;
   };
 
-  return async (req, res, next) => {
+  // Express 4 does not catch a rejected middleware promise; nothing here may reject unanswered.
+  return (req, res, next) => guardRoute(req, res, next).catch(next);
+
+  async function guardRoute(req: Request, res: Response, next: (error?: unknown) => void): Promise<void> {
     let found: OperationMatch | undefined;
     let pathname: string;
     try {
@@ -94,7 +97,7 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
     const reading = plan === undefined ? 'bearer' : await readSecurity(plan, config.otherSchemes, req);
     if (reading === 'alternative') return next();
     if (await guardRequest(guard, found, req, res, reading === 'anonymous')) next();
-  };
+  }
 }
 
 /**

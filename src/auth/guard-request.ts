@@ -38,8 +38,7 @@ export async function guardRequest(guard: Guard, found: OperationMatch, req: Gua
     try {
       payload = await guard.handler(header);
     } catch {
-      res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
-      answerJson(res, 401, 'Unauthorized', 'the bearer token is invalid');
+      answerJson(res, 401, 'Unauthorized', 'the bearer token is invalid', 'Bearer error="invalid_token"');
       return false;
     }
   }
@@ -52,13 +51,14 @@ export async function guardRequest(guard: Guard, found: OperationMatch, req: Gua
   if (!decision.allow) {
     // RFC 6750, 3.1: a request without credentials gets the bare challenge, no error code.
     if (header === undefined) {
-      res.setHeader('WWW-Authenticate', 'Bearer');
-      answerJson(res, 401, 'Unauthorized', 'this operation needs a bearer token');
+      answerJson(res, 401, 'Unauthorized', 'this operation needs a bearer token', 'Bearer');
     } else {
       answerJson(res, 403, 'Forbidden', decision.reasons.join('; '));
     }
     return false;
   }
+  // Another layer (a timeout) may have answered while the guard waited: nothing goes on then.
+  if (res.headersSent) return false;
   req.auth = { payload, decision, filter: (value) => filterAttributes(value, decision.attributes) };
   return true;
 }
@@ -68,7 +68,10 @@ export function answerRefusal(res: ServerResponse, error: RequestValidationError
   answerJson(res, error.status, 'BadRequest', error.message);
 }
 
-export function answerJson(res: ServerResponse, status: number, error: string, message: string): void {
+/** Answers with a JSON error (and an RFC 6750 challenge); a response already sent is left alone, as answering twice throws. */
+export function answerJson(res: ServerResponse, status: number, error: string, message: string, challenge?: string): void {
+  if (res.headersSent) return;
+  if (challenge !== undefined) res.setHeader('WWW-Authenticate', challenge);
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.end(JSON.stringify({ error, message }));

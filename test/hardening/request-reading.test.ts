@@ -254,3 +254,39 @@ describe('BearerJWT guards exactly the routes @oas-tools/core serves', () => {
     expect(await send('DELETE', '/%7Bbase%7D/v2/items/i1', { role: 'user', itemId: ['i1'] })).toBe(200);
   });
 });
+
+describe('a response another layer sent while the guard waited is left alone (Express 4 does not catch a rejected middleware)', () => {
+  test.each([
+    ['a deny', false],
+    ['an allow', true],
+  ])('%s that comes after a timeout answered: no second answer, no handler, no unhandled rejection', async (_label, owned) => {
+    const app = (require('express4') as ExpressFactory)();
+    let ran = false;
+    app.use((_req: unknown, res: { headersSent: boolean; status: (code: number) => { json: (body: unknown) => void } }, next: () => void) => {
+      setTimeout(() => res.headersSent || res.status(503).json({ error: 'Timeout' }), 20);
+      next();
+    });
+    const slowCheck = () => new Promise<boolean>((resolve) => setTimeout(() => resolve(owned), 100));
+    app.use(bearerJwtAcl({ openapi: OPENAPI, handler: bearerJwt(HS256), acl: { bearerAuth: ACL }, checkOwnership: slowCheck }));
+    app.get('/api/v1/items/:itemId/secret', (_req: unknown, res: { json: (body: unknown) => void }) => {
+      ran = true;
+      res.json({});
+    });
+    const unhandled = jest.fn();
+    process.on('unhandledRejection', unhandled);
+    const server = await new Promise<ReturnType<ExpressFactory['prototype']>>((resolve) => {
+      const started = app.listen(0, '127.0.0.1', () => resolve(started));
+    });
+    const connection = new RawHttpConnection((server.address() as AddressInfo).port);
+    try {
+      const response = await connection.send({ method: 'GET', target: '/api/v1/items/i2/secret', headers: { authorization: `Bearer ${await token(USER)}` } });
+      expect(response.status).toBe(503);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect([ran, unhandled.mock.calls.length]).toEqual([false, 0]);
+    } finally {
+      process.off('unhandledRejection', unhandled);
+      connection.close();
+      server.close();
+    }
+  });
+});
