@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { ConfigError } from '../policy/config-error';
+import { answerWithin } from '../policy/answer-within';
 import type { OperationSpec } from '../policy/data-document';
-import type { SecurityRequirement } from './security-alternatives';
+import { operationSecurity, type SecurityRequirement } from './security-alternatives';
 
 /** Checks one non-bearer scheme of the document (an API key, a session...): truthy means satisfied. */
 export type SchemeCheck = (req: IncomingMessage) => unknown;
@@ -33,9 +34,9 @@ export function securityPlans(document: Record<string, unknown>, operations: Rec
     }
   }
   const plans = new Map<string, SecurityPlan>();
-  const paths = document.paths as Record<string, Record<string, { security?: SecurityRequirement[] }>>;
+  const paths = document.paths as Record<string, unknown>;
   for (const [key, operation] of Object.entries(operations)) {
-    const requirements = paths[operation.path]?.[operation.method.toLowerCase()]?.security ?? (document.security as SecurityRequirement[] | undefined) ?? [];
+    const requirements = operationSecurity(document, paths[operation.path], operation.method);
     if (!operation.secured || requirements.every((requirement) => Object.keys(requirement).every((name) => name === bearer))) continue;
     plans.set(key, {
       alternatives: requirements.filter((requirement) => !Object.hasOwn(requirement, bearer) && Object.keys(requirement).length > 0),
@@ -66,18 +67,10 @@ export async function readSecurity(plan: SecurityPlan, checks: Record<string, Sc
 }
 
 /** A throw, a rejection or no answer in time is "not satisfied"; a late answer is ignored. */
-function satisfied(check: SchemeCheck, req: IncomingMessage): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS);
-    timer.unref();
-    const settle = (value: boolean) => {
-      clearTimeout(timer);
-      resolve(value);
-    };
-    try {
-      Promise.resolve(check(req)).then((value) => settle(Boolean(value)), () => settle(false));
-    } catch {
-      settle(false);
-    }
-  });
+async function satisfied(check: SchemeCheck, req: IncomingMessage): Promise<boolean> {
+  try {
+    return Boolean(await answerWithin(check(req), CHECK_TIMEOUT_MS));
+  } catch {
+    return false;
+  }
 }

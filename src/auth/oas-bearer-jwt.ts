@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import type { VerifiedPayload } from '../policy/build-input';
+import { ownProperty, type VerifiedPayload } from '../policy/build-input';
 import { compileAcl } from '../policy/compile-acl';
 import { ConfigError } from '../policy/config-error';
 import { operationKey, type DataDocument, type OperationSpec } from '../policy/data-document';
@@ -12,8 +12,8 @@ import { aclOptionsShape, decisionOptions, type AclOptions } from './acl-options
 import { authorize } from './authorize';
 import { AuthError } from './errors';
 import { filterAttributes } from './filter-attributes';
-import { ownValue, sameValues } from './same-values';
-import { schemesWithoutBearer, type SecurityRequirement } from './security-alternatives';
+import { sameValues } from './same-values';
+import { operationSecurity, schemesWithoutBearer } from './security-alternatives';
 import { hostRoutes } from './oas-host-routes';
 
 type Request = IncomingMessage & { params?: Record<string, string>; originalUrl?: string };
@@ -100,7 +100,7 @@ export class BearerJWT {
 
   /** Registered by @oas-tools/core once per path, like its own middleware: a route per server prefix. */
   register(app: App, path: string): void {
-    const item = (this.oasFile.paths as Record<string, Record<string, { servers?: unknown; security?: unknown }>>)[path] ?? {};
+    const item = (this.oasFile.paths as Record<string, Record<string, unknown>>)[path] ?? {};
     const template = openApiTemplate(path);
     // What to check for each method the route can be called with, worked out here, once.
     const checksByMethod = new Map(METHODS.map((method) => [method.toUpperCase(), this.checksFor(method, template, item)]));
@@ -118,14 +118,13 @@ export class BearerJWT {
   }
 
   /** The secured operations a request to `template` with `method` is, one per guard that has it. */
-  private checksFor(method: string, template: string, item: Record<string, { security?: unknown }>): Check[] {
+  private checksFor(method: string, template: string, item: unknown): Check[] {
     const checks: Check[] = [];
     for (const guard of this.guards) {
       const key = findKey(guard.data, method, template);
       const operation = key === undefined ? undefined : guard.data.operations[key];
       if (key === undefined || !operation?.secured) continue;
-      const requirements = (item[operation.method.toLowerCase()]?.security ?? this.oasFile.security ?? []) as SecurityRequirement[];
-      checks.push({ guard, key, operation, alternatives: schemesWithoutBearer(requirements, guard.scheme) });
+      checks.push({ guard, key, operation, alternatives: schemesWithoutBearer(operationSecurity(this.oasFile, item, operation.method), guard.scheme) });
     }
     return checks;
   }
@@ -140,7 +139,7 @@ export class BearerJWT {
         if (metAlternative(oas?.security, alternatives)) continue;
         const payload = verifiedPayload(oas?.security, guard.scheme);
         if (payload === null) return next(new AuthError(denied('the security handler gave no payload object')));
-        const confirm = (input: PolicyInput) => sameValues(operation, input, (param) => ownValue(param.in === 'body' ? oas?.body : oas?.params, param.name), '@oas-tools/core');
+        const confirm = (input: PolicyInput) => sameValues(operation, input, (param) => ownProperty(param.in === 'body' ? oas?.body : oas?.params, param.name), '@oas-tools/core');
         const pending = authorize(guard.evaluator, { key, operation, pathParams: req.params ?? {} }, req, payload, this.options, confirm);
         const { decision, refused } = pending instanceof Promise ? await pending : pending;
         if (refused) return next(refused);

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { CookieValues, QueryValues, RequestParts } from '../policy/build-input';
+import { ownProperty, type CookieValues, type QueryValues, type RequestParts } from '../policy/build-input';
 import { RequestValidationError } from '../policy/request-validation-error';
 
 /** What the adapters need of an Express request; kept structural so Express 4 and 5 both fit. */
@@ -66,7 +66,7 @@ class AppQuery implements QueryValues {
     if (this.hasVariantOf(name)) throw ambiguous(name);
     const parsed = this.req.query;
     if (typeof parsed !== 'object' || parsed === null) return plain;
-    const app = appValues(Object.hasOwn(parsed, name) ? (parsed as Record<string, unknown>)[name] : undefined);
+    const app = appValues(ownProperty(parsed, name));
     if (app === undefined || app.length !== plain.length || app.some((value, index) => value !== plain[index])) throw ambiguous(name);
     return plain;
   }

@@ -24,8 +24,3 @@ export function sameValues(operation: OperationSpec, input: PolicyInput, handler
   }
   return undefined;
 }
-
-/** The own property `name` of an object, else undefined. */
-export function ownValue(source: unknown, name: string): unknown {
-  return typeof source === 'object' && source !== null && Object.hasOwn(source, name) ? (source as Record<string, unknown>)[name] : undefined;
-}

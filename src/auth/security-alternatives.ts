@@ -1,6 +1,12 @@
 /** One OpenAPI security requirement: scheme name -> scopes. All its schemes must be satisfied. */
 export type SecurityRequirement = Record<string, string[]>;
 
+/** An operation's security requirements: its own `security` when it has one, else the document's. */
+export function operationSecurity(document: { security?: unknown }, item: unknown, method: string): SecurityRequirement[] {
+  const operation = (item as Record<string, { security?: unknown } | undefined> | undefined)?.[method.toLowerCase()];
+  return (operation?.security ?? document.security ?? []) as SecurityRequirement[];
+}
+
 /**
  * The schemes that, once satisfied, show that the request met an alternative without the bearer
  * scheme (`security: [{ apiKey: [] }, { bearerAuth: [] }]`): such a request is not the bearer

@@ -50,7 +50,7 @@ export function buildInput(
   for (const param of Object.values(operation.params)) {
     if (!param.owned) continue;
     const k = paramKey(param);
-    const values = param.in === 'body' ? serializeBodyValue(param, bodyProperty(request.body, param.name)) : serializeRequestValue(param, rawValue(param, request));
+    const values = param.in === 'body' ? serializeBodyValue(param, ownProperty(request.body, param.name)) : serializeRequestValue(param, rawValue(param, request));
     // An unsecured operation is not decided on its values, so they are the handler's business alone.
     if (operation.secured && values.includes(null)) throw invalidValue(param);
     input.params![k] = values;
@@ -71,8 +71,9 @@ function ownClaim(payload: VerifiedPayload | undefined, name: string): unknown {
   return payload !== undefined && Object.hasOwn(payload, name) ? payload[name] : undefined;
 }
 
-function bodyProperty(body: unknown, name: string): unknown {
-  return typeof body === 'object' && body !== null && !Array.isArray(body) && Object.hasOwn(body, name) ? (body as Record<string, unknown>)[name] : undefined;
+/** The own property `name` of a plain object (a JSON body, a parsed argument), else undefined. */
+export function ownProperty(source: unknown, name: string): unknown {
+  return typeof source === 'object' && source !== null && !Array.isArray(source) && Object.hasOwn(source, name) ? (source as Record<string, unknown>)[name] : undefined;
 }
 
 function rawValue(param: ParamSpec, request: RequestParts): string | string[] | undefined {

@@ -2,7 +2,7 @@ import { buildInput, type RequestParts, type VerifiedPayload } from './build-inp
 import { integerValue, numberValue } from './canonical-number';
 import { paramKey, type OperationSpec, type ParamSpec } from './data-document';
 import type { Decision, Evaluator, PolicyInput } from './evaluator';
-import { ownedWithin } from './owned-within';
+import { answerWithin } from './answer-within';
 
 /**
  * Decides ownership instead of the claims: gets the verified payload, the binding name and the
@@ -68,7 +68,8 @@ async function runChecks(check: CheckOwnership, timeoutMs: number, operation: Op
       const values = input.params?.[paramKey(param)] ?? [];
       if (values.length === 0 || values.includes(null)) return false;
       try {
-        return await ownedWithin(check(payload, param.binding, typedValue(param, values as string[])), timeoutMs);
+        // Only exactly `true` owns: anything else, a rejection or no answer in time does not.
+        return (await answerWithin(check(payload, param.binding, typedValue(param, values as string[])), timeoutMs)) === true;
       } catch {
         return false;
       }

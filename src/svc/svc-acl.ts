@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { aclOptionsShape, decisionOptions, type AclOptions } from '../auth/acl-options';
 import type { BearerJwtHandler } from '../auth/bearer-jwt';
 import { answerRefusal, guardRequest, type Guard } from '../auth/guard-request';
-import { ownValue, sameValues } from '../auth/same-values';
+import { sameValues } from '../auth/same-values';
+import { ownProperty } from '../policy/build-input';
 import { compileAcl } from '../policy/compile-acl';
 import { ConfigError } from '../policy/config-error';
 import { operationKey } from '../policy/data-document';
@@ -71,7 +72,7 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
       return next(error);
     }
     // The method gets its argument through its zod schema, which may change a value: decide on what it gets.
-    const confirm = (input: PolicyInput) => sameValues(found.operation, input, (param) => ownValue(argument, param.name), `${route.instance}.${route.method}`);
+    const confirm = (input: PolicyInput) => sameValues(found.operation, input, (param) => ownProperty(argument, param.name), `${route.instance}.${route.method}`);
     if (await guardRequest(guard, found, req, res, false, confirm)) next();
   };
   interceptor[BIND_TO_API] = (openapi, routes) => {
