@@ -39,6 +39,12 @@ describe('svcgate build', () => {
 });
 
 describe('svcgate explain', () => {
+  test.each([['/users/3#'], ['/users\\3'], ['/users/abc']])('a target the adapters refuse (%s) is refused the same way, exit 2', async (target) => {
+    const { code, stderr } = await svcgate('explain', ...API, '--token-claims', '{"role":"user","userId":[3]}', 'GET', target);
+    expect(code).toBe(2);
+    expect(stderr).toContain('the adapters refuse');
+  });
+
   test('allows the owner and says why', async () => {
     const { code, stdout } = await svcgate('explain', ...API, '--token-claims', '{"role":"user","userId":[1,3]}', 'GET', '/users/3');
     expect(code).toBe(0);

@@ -1,9 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { bearerJwt, bearerJwtAcl, type BearerJwtAclOptions } from '../../src/auth';
+import { bearerJwt, bearerJwtAcl, BearerJWT, type BearerJwtAclOptions } from '../../src/auth';
 import { ConfigError } from '../../src/policy';
 import { startOasHost, type OasHost } from '../helpers/oas-host';
 import { alternatingMedians } from '../helpers/alternating-medians';
+import { bearerApi } from '../helpers/bearer-api';
 import { RawHttpConnection, type RawResponse } from '../helpers/raw-http';
 import { HS256, token } from '../helpers/tokens';
 
@@ -288,5 +289,32 @@ describe('a response another layer sent while the guard waited is left alone (Ex
       connection.close();
       server.close();
     }
+  });
+});
+
+describe('values that parsers read differently are refused wherever they come from', () => {
+  test('an owned cookie given twice, quoted, percent-encoded or holding "=" (the cookie package and @oas-tools/core disagree there)', async () => {
+    const openapi = bearerApi({ '/notes': { get: { parameters: [{ name: 'noteId', in: 'cookie', schema: { type: 'string' }, 'x-acl-binding': 'notes' }] } } });
+    const app = (require('express') as ExpressFactory)();
+    app.use(bearerJwtAcl({ openapi, handler: bearerJwt(HS256), acl: { bearerAuth: { anonymous: {}, user: { '/notes': { 'read:own': ['*'] } } } } }));
+    app.get('/notes', (_req: unknown, res: { json: (body: unknown) => void }) => res.json({}));
+    const server = await new Promise<ReturnType<ExpressFactory['prototype']>>((resolve) => {
+      const started = app.listen(0, '127.0.0.1', () => resolve(started));
+    });
+    const connection = new RawHttpConnection((server.address() as AddressInfo).port);
+    const authorization = `Bearer ${await token({ role: 'user', notes: ['n1'] })}`;
+    const status = async (cookie: string) => (await connection.send({ method: 'GET', target: '/notes', headers: { authorization, cookie } })).status;
+    try {
+      expect(await status('noteId=n1')).toBe(200);
+      for (const cookie of ['noteId=n1; noteId=n2', 'noteId="n1"', 'noteId=n%31', 'noteId=n1=x']) expect([cookie, await status(cookie)]).toEqual([cookie, 400]);
+    } finally {
+      connection.close();
+      server.close();
+    }
+  });
+
+  test('BearerJWT refuses at start-up a path parameter Express cannot route by its name ({user-id} becomes :user-id)', async () => {
+    const document = bearerApi({ '/users/:user-id': { get: { parameters: [{ name: 'user-id', in: 'path', required: true, schema: { type: 'string' } }] } } });
+    await expect(BearerJWT.initialize(document, { acl: { bearerAuth: { anonymous: {} } } })).rejects.toThrow(/user-id cannot be routed/);
   });
 });

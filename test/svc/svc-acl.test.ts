@@ -118,3 +118,32 @@ describe('bad configurations fail when the app is built', () => {
     expect(() => svcAcl({ handler: bearerJwt(HS256), acl: ACL, owners: { getAccount: {} } })).toThrow('owners keys are "<instance>.<method>"');
   });
 });
+
+describe('the decision is made on the argument the method gets (SPEC 7.1)', () => {
+  // A schema that changes an owned field would hand the method another account than the one decided on.
+  class LedgerService {
+    static schemas = { getLedger: z.object({ accountId: z.string().transform((id) => id.toUpperCase()) }), getEntry: z.object({ entryId: z.string() }) };
+    getLedger({ accountId }: { accountId: string }) {
+      return { accountId };
+    }
+    getEntry({ entryId }: { entryId: string }) {
+      return { entryId };
+    }
+  }
+  const acl = { anonymous: {}, customer: { '/api/ledger-service/get-ledger': { 'read:own': ['*'] }, '/api/ledger-service/get-entry': { 'read:own': ['*'] } } };
+  const owners = { 'ledgerService.getLedger': { accountId: 'accounts' }, 'ledgerService.getEntry': { entryId: 'entries' } };
+  const app = () => new SvcApi().interceptAll(svcAcl({ handler: bearerJwt(HS256), acl, owners })).from(new SvcContainer().ofLocal(LedgerService)).app;
+
+  test('a schema that transforms an owned field is refused with 400; one that keeps it is decided on it', async () => {
+    const authorization = `Bearer ${await token({ role: 'customer', accounts: ['acc-1', 'ACC-1'], entries: ['e1'] })}`;
+    const transformed = await request(app()).get('/api/ledger-service/get-ledger?accountId=acc-1').set('Authorization', authorization);
+    expect([transformed.status, transformed.body.error]).toEqual([400, 'BadRequest']);
+    const kept = await request(app()).get('/api/ledger-service/get-entry?entryId=e1').set('Authorization', authorization);
+    expect([kept.status, kept.body]).toEqual([200, { entryId: 'e1' }]);
+  });
+
+  test('an argument its schema refuses is a 400 with the issues, before any decision', async () => {
+    const response = await request(app()).get('/api/ledger-service/get-entry');
+    expect([response.status, response.body.error]).toEqual([400, 'ValidationError']);
+  });
+});
