@@ -15,6 +15,7 @@ decision := {
 	"attributes": attributes,
 	"role": role,
 	"possession": possession,
+	"scopes": scopes,
 	"reasons": reasons,
 }
 
@@ -30,11 +31,13 @@ allow if {
 allow if {
 	well_formed
 	possession == "any"
+	scopes_met
 }
 
 allow if {
 	well_formed
 	possession == "own"
+	scopes_met
 	count(owned_keys) > 0
 	every key in owned_keys {
 		owns(key)
@@ -106,6 +109,31 @@ caller_grants[subject] := granted if {
 	granted := operation.grants[subject]
 }
 
+# The scopes the token needs, as alternatives: one per security requirement with the guarded
+# scheme, any one met is enough. The compiler writes none when no scope is needed; data written
+# before scopes existed has no such field.
+default scopes_met := false
+
+scopes_met if not operation.scopes[0]
+
+scopes_met if {
+	some alternative in operation.scopes
+	every scope in alternative {
+		scope in caller_scopes
+	}
+}
+
+# The token's scopes that the operation names; the adapter copies them only when some are needed.
+caller_scopes := {scope | some scope in input.scopes}
+
+default scopes := []
+
+# What an insufficient_scope challenge asks for: the scopes of the first alternative.
+scopes := operation.scopes[0] if {
+	operation.secured == true
+	not scopes_met
+}
+
 owned_keys contains key if {
 	some key, parameter in operation.params
 	parameter.owned == true
@@ -150,6 +178,12 @@ input_errors contains concat("", ["input.", field, " must be an object of string
 	not string_lists(object.get(input, field, {}))
 }
 
+input_errors contains "input.scopes must be a list of strings" if {
+	is_object(input)
+	"scopes" in object.keys(input)
+	not string_list(input.scopes)
+}
+
 input_errors contains "input.checks must be an object of booleans" if {
 	checks_given
 	not boolean_object(input.checks)
@@ -161,6 +195,13 @@ string_lists(value) if {
 	is_object(value)
 	every list in value {
 		is_array(list)
+	}
+}
+
+string_list(value) if {
+	is_array(value)
+	every item in value {
+		is_string(item)
 	}
 }
 
@@ -225,6 +266,16 @@ deny_reasons contains concat("", [
 	some key in owned_keys
 	not owns(key)
 	parameter := operation.params[key]
+}
+
+deny_reasons contains concat("", [
+	"missing scope ", concat(" ", missing),
+	" of the security requirement ", concat(" ", alternative),
+]) if {
+	operation.secured == true
+	not scopes_met
+	some alternative in operation.scopes
+	missing := [scope | some scope in alternative; not scope in caller_scopes]
 }
 
 default_anonymous(name) if {

@@ -42,6 +42,12 @@ operations := {
 		"params": {},
 		"grants": {},
 	},
+	"GET /records": {
+		"resource": "/records", "action": "read", "secured": true,
+		"params": {},
+		"grants": {"vet": {"any": ["*"]}},
+		"scopes": [["records:read"], ["records:admin", "records:write"]],
+	},
 }
 
 api := {
@@ -168,6 +174,50 @@ test_malformed_role_claim_denies if {
 		with data.svcgate.acl as api
 	not d.allow
 	d.reasons == ["the role claim must be a string or a non-empty list of strings"]
+}
+
+test_scope_alternative_met_allows if {
+	first := authz.decision with input as {"operation": "GET /records", "role": "vet", "scopes": ["records:read"]}
+		with data.svcgate.acl as api
+	second := authz.decision with input as {"operation": "GET /records", "role": "vet", "scopes": ["records:write", "records:admin"]}
+		with data.svcgate.acl as api
+	first.allow
+	first.scopes == []
+	second.allow
+}
+
+test_missing_scope_denies_and_names_what_to_ask_for if {
+	d := authz.decision with input as {"operation": "GET /records", "role": "vet", "scopes": ["records:write"]}
+		with data.svcgate.acl as api
+	not d.allow
+	d.possession == "any"
+	d.scopes == ["records:read"]
+	d.reasons == [
+		"missing scope records:admin of the security requirement records:admin records:write",
+		"missing scope records:read of the security requirement records:read",
+	]
+}
+
+test_scopes_do_not_replace_the_role_acl if {
+	d := authz.decision with input as {"operation": "GET /records", "role": "owner", "scopes": ["records:read"]}
+		with data.svcgate.acl as api
+	not d.allow
+	d.scopes == []
+	d.reasons == ["no role of the caller is granted read on /records"]
+}
+
+test_operation_without_scopes_field_needs_none if {
+	d := authz.decision with input as {"operation": "GET /pets/{petId}", "role": "vet", "params": {"path:petId": ["6"]}}
+		with data.svcgate.acl as api
+	d.allow
+	d.scopes == []
+}
+
+test_malformed_scopes_deny if {
+	d := authz.decision with input as {"operation": "GET /records", "role": "vet", "scopes": {"records:read": true}}
+		with data.svcgate.acl as api
+	not d.allow
+	"input.scopes must be a list of strings" in d.reasons
 }
 
 # The decision table shared with the jest parity test (policies/parity/decision_table.json).

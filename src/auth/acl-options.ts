@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { claimPathSchema } from '../policy/claim-path';
 import type { CheckOwnership } from '../policy/decide';
 import type { DecisionLog } from './decision-log';
 
@@ -6,7 +7,7 @@ const fn = <T>(what: string) => z.custom<T>((value) => typeof value === 'functio
 
 /** The options every adapter shares, validated where the adapter is created. */
 export const aclOptionsShape = {
-  roleBinding: z.string().min(1, { error: 'roleBinding must name a claim' }).optional(),
+  roleBinding: claimPathSchema('roleBinding').optional(),
   checkOwnership: fn<CheckOwnership>('checkOwnership').optional(),
   // Node's timers hold at most 2^31 - 1 ms; a longer delay would fire after 1 ms instead.
   checkOwnershipTimeoutMs: z
@@ -21,7 +22,10 @@ export const aclOptionsShape = {
 };
 
 export interface AclOptions {
-  /** The claim that carries the role(s); default `role`, which is also the fallback. */
+  /**
+   * The claim that carries the role(s), as a claim path (`groups`, `realm_access.roles`,
+   * `["https://example.com/roles"]`); default `role`, which is also read when this claim is absent.
+   */
   roleBinding?: string;
   checkOwnership?: CheckOwnership;
   /** Milliseconds a checkOwnership call may take; past it the request is denied (403) and the late answer ignored. Default 5000. */

@@ -7,6 +7,7 @@ import { createOperationMatcher, type OperationMatch } from '../policy/match-ope
 import { parseWith } from '../policy/parse-with';
 import { readTarget } from '../policy/read-target';
 import { RequestValidationError } from '../policy/request-validation-error';
+import { scopeListSchema } from '../policy/scope-requirements';
 import { aclOptionsShape, decisionOptions, type AclOptions } from './acl-options';
 import type { BearerJwtHandler } from './bearer-jwt';
 import { answerJson, answerRefusal, guardRequest, type Guard, type GuardedRequest } from './guard-request';
@@ -27,6 +28,12 @@ export interface BearerJwtAclOptions extends AclOptions {
    * a request that meets an alternative without the bearer scheme is passed on undecided.
    */
   otherSchemes?: Record<string, SchemeCheck>;
+  /**
+   * Scopes every guarded operation needs, on top of those its security requirements list (as
+   * express-oauth2-jwt-bearer's requiredScopes): a token without them is answered 403 with an
+   * insufficient_scope challenge.
+   */
+  requiredScopes?: string[];
 }
 
 type Request = GuardedRequest & { baseUrl?: string };
@@ -39,6 +46,7 @@ const optionsSchema = z
     acl: z.record(z.string(), z.unknown()).refine((acl) => Object.keys(acl).length === 1, { error: 'acl must name exactly one security scheme: { <schemeName>: <declaration> }' }),
     unknownOperations: z.enum(['deny', 'pass']).default('deny'),
     otherSchemes: z.record(z.string(), z.custom<SchemeCheck>((value) => typeof value === 'function', { error: 'each scheme check must be a function (req) => boolean' })).default({}),
+    requiredScopes: scopeListSchema.optional(),
     ...aclOptionsShape,
   })
   .strict();
@@ -51,7 +59,7 @@ const optionsSchema = z
 export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: Response, next: (error?: unknown) => void) => Promise<void> {
   const config = parseWith(optionsSchema, options, '<bearerJwtAcl options>', [], 'see bearerJwtAcl in the README');
   const [[scheme, declaration]] = Object.entries(config.acl) as [[string, unknown]];
-  const { data, document } = compileApi({ openapi: config.openapi, acl: declaration, scheme, strict: config.strict });
+  const { data, document } = compileApi({ openapi: config.openapi, acl: declaration, scheme, strict: config.strict, requiredScopes: config.requiredScopes });
   if (Object.values(data.operations).every((operation) => !operation.secured)) {
     throw new ConfigError('<bearerJwtAcl options>', '$.acl', `no operation of the document requires the scheme ${scheme}`, 'add security: [{ <scheme>: [] }] to the document or its operations');
   }

@@ -6,37 +6,51 @@ export type Access = 'any' | 'own' | '-';
 export interface AuditMatrix {
   revision: string;
   roles: string[];
-  /** Operation key -> role -> what the role may do there. */
+  /** Operation key -> role -> what the role may do there, with a token that has the scopes below. */
   operations: Record<string, Record<string, Access>>;
+  /** Operation key -> the scopes a token needs there, as alternatives (any one is enough); [] when none. */
+  scopes: Record<string, string[][]>;
 }
 
 /**
  * Who may do what, asked of the policy itself rather than recomputed: for each role and guarded
  * operation, a decision without ownership facts tells whether `any` allows it, or `own` would.
+ * Roles and scopes are separate questions, so the roles are asked about with a token that holds
+ * every scope the operation names, and the scopes are listed beside them.
  */
 export async function auditMatrix(data: DataDocument): Promise<AuditMatrix> {
   const evaluator = await Evaluator.create(data);
   const roles = [...new Set([...Object.keys(data.roles), 'anonymous'])].sort();
   const operations: AuditMatrix['operations'] = {};
+  const scopes: AuditMatrix['scopes'] = {};
   for (const [key, operation] of Object.entries(data.operations)) {
     if (!operation.secured) continue;
     operations[key] = {};
+    scopes[key] = operation.scopes;
+    const held = operation.scopes.length > 0 ? { scopes: [...new Set(operation.scopes.flat())] } : {};
     for (const role of roles) {
-      const input: PolicyInput = role === 'anonymous' ? { operation: key } : { operation: key, role };
+      const input: PolicyInput = role === 'anonymous' ? { operation: key, ...held } : { operation: key, role, ...held };
       const decision = evaluator.evaluate(input);
       operations[key][role] = decision.allow ? 'any' : decision.possession === 'own' && ownable(data, key) ? 'own' : '-';
     }
   }
-  return { revision: data.revision, roles, operations };
+  return { revision: data.revision, roles, operations, scopes };
 }
 
 function ownable(data: DataDocument, key: string): boolean {
   return Object.values(data.operations[key]!.params).some((param) => param.owned);
 }
 
+/** Scope alternatives as one cell: `a b | c` is "a and b, or c". */
+export function formatScopes(alternatives: readonly (readonly string[])[]): string {
+  return alternatives.length === 0 ? '-' : alternatives.map((scopes) => scopes.join(' ')).join(' | ');
+}
+
+/** The matrix as a table; a last `scopes` column when some operation needs scopes. */
 export function formatMatrix(matrix: AuditMatrix): string {
-  const header = ['operation', ...matrix.roles];
-  const rows = Object.entries(matrix.operations).map(([key, access]) => [key, ...matrix.roles.map((role) => access[role]!)]);
+  const withScopes = Object.values(matrix.scopes).some((alternatives) => alternatives.length > 0);
+  const header = ['operation', ...matrix.roles, ...(withScopes ? ['scopes'] : [])];
+  const rows = Object.entries(matrix.operations).map(([key, access]) => [key, ...matrix.roles.map((role) => access[role]!), ...(withScopes ? [formatScopes(matrix.scopes[key]!)] : [])]);
   const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => row[column]!.length)));
   const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
   return `${[line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n')}\n`;

@@ -5,11 +5,14 @@ import { Evaluator, type Decision, type PolicyInput } from '../policy/evaluator'
 import { createOperationMatcher } from '../policy/match-operation';
 import { readTarget } from '../policy/read-target';
 import { RequestValidationError } from '../policy/request-validation-error';
+import { formatScopes } from './audit-matrix';
 import { UsageError } from './usage-error';
 
 export interface Explanation {
   request: string;
   operation: string;
+  /** The scope alternatives the operation needs; [] when none. */
+  scopes: string[][];
   input: PolicyInput;
   decision: Decision;
 }
@@ -23,18 +26,19 @@ export async function explainRequest(data: DataDocument, method: string, target:
     if (!match) throw new UsageError(`no operation of the document matches ${method.toUpperCase()} ${pathname}`);
     const evaluator = await Evaluator.create(data);
     const { decision, input } = await decide(evaluator, match.key, match.operation, { pathParams: match.pathParams, query: new URLSearchParams(query) }, claims, roleBinding === undefined ? {} : { roleBinding });
-    return { request: `${method.toUpperCase()} ${target}`, operation: match.key, input, decision };
+    return { request: `${method.toUpperCase()} ${target}`, operation: match.key, scopes: match.operation.scopes, input, decision };
   } catch (error) {
     if (error instanceof RequestValidationError) throw new UsageError(`the adapters refuse ${method.toUpperCase()} ${target} with 400: ${error.message}`);
     throw error;
   }
 }
 
-export function formatExplanation({ request, operation, input, decision }: Explanation): string {
+export function formatExplanation({ request, operation, scopes, input, decision }: Explanation): string {
   const lines = [
     `${request} -> ${operation}`,
     `decision: ${decision.allow ? 'ALLOW' : 'DENY'}`,
     `role: ${decision.role ?? '-'}, possession: ${decision.possession ?? '-'}, attributes: ${decision.attributes.length > 0 ? decision.attributes.join(' ') : '-'}`,
+    ...(scopes.length > 0 ? [`scopes needed: ${formatScopes(scopes)}`] : []),
     ...decision.reasons.map((reason) => `reason: ${reason}`),
     `input: ${JSON.stringify(input)}`,
   ];

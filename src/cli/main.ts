@@ -2,20 +2,23 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parseClaimPath } from '../policy/claim-path';
 import { compileAcl } from '../policy/compile-acl';
+import { ConfigError } from '../policy/config-error';
 import { auditMatrix, formatMatrix } from './audit-matrix';
 import { explainRequest, formatExplanation } from './explain-request';
 import { UsageError } from './usage-error';
 
 const USAGE = `usage:
-  svcgate build   --openapi <file> --acl <file> [--scheme <name>] --out <dir>
-  svcgate explain --openapi <file> --acl <file> [--scheme <name>] [--token-claims <json>] [--role-binding <claim>] <METHOD> <path>
-  svcgate audit   --openapi <file> --acl <file> [--scheme <name>] [--json]`;
+  svcgate build   --openapi <file> --acl <file> [--scheme <name>] [--required-scopes <scopes>] --out <dir>
+  svcgate explain --openapi <file> --acl <file> [--scheme <name>] [--required-scopes <scopes>] [--token-claims <json>] [--role-binding <claim path>] <METHOD> <path>
+  svcgate audit   --openapi <file> --acl <file> [--scheme <name>] [--required-scopes <scopes>] [--json]`;
 
 const OPTIONS = {
   openapi: { type: 'string' },
   acl: { type: 'string' },
   scheme: { type: 'string' },
+  'required-scopes': { type: 'string' },
   out: { type: 'string' },
   'token-claims': { type: 'string' },
   'role-binding': { type: 'string' },
@@ -48,7 +51,13 @@ export async function main(argv: string[]): Promise<number> {
 function compile(values: Values) {
   if (values.openapi === undefined) throw new UsageError('--openapi <file> is required');
   if (values.acl === undefined) throw new UsageError('--acl <file> is required');
-  return compileAcl({ openapi: values.openapi, acl: values.acl, ...(values.scheme === undefined ? {} : { scheme: values.scheme }) });
+  return compileAcl({
+    openapi: values.openapi,
+    acl: values.acl,
+    ...(values.scheme === undefined ? {} : { scheme: values.scheme }),
+    // Space-separated, as in a token's scope claim and bearerJwtAcl's requiredScopes.
+    ...(values['required-scopes'] === undefined ? {} : { requiredScopes: values['required-scopes'].split(' ').filter((scope) => scope !== '') }),
+  });
 }
 
 function build(values: Values, rest: string[]): number {
@@ -68,7 +77,7 @@ async function explain(values: Values, rest: string[]): Promise<number> {
   if (method === undefined || target === undefined) throw new UsageError('explain needs <METHOD> <path>');
   if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`);
   const claims = values['token-claims'] === undefined ? undefined : parseClaims(values['token-claims']);
-  const explanation = await explainRequest(compile(values), method, target, claims, values['role-binding']);
+  const explanation = await explainRequest(compile(values), method, target, claims, roleBinding(values['role-binding']));
   process.stdout.write(formatExplanation(explanation));
   return explanation.decision.allow ? 0 : 1;
 }
@@ -78,6 +87,17 @@ async function audit(values: Values, rest: string[]): Promise<number> {
   const matrix = await auditMatrix(compile(values));
   process.stdout.write(values.json ? `${JSON.stringify(matrix, null, 2)}\n` : formatMatrix(matrix));
   return 0;
+}
+
+function roleBinding(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    parseClaimPath(text, '--role-binding', []);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(`--role-binding: ${error.problem} (${error.fix})`);
+    throw error;
+  }
+  return text;
 }
 
 function parseClaims(text: string): Record<string, unknown> {

@@ -1,7 +1,9 @@
+import { claimPath, readClaim, type ClaimPath } from './claim-path';
 import { paramKey, type OperationSpec, type ParamSpec } from './data-document';
 import type { PolicyInput } from './evaluator';
 import { RequestValidationError } from './request-validation-error';
 import { serializeBodyValue, serializeClaimValue, serializeRequestValue } from './serialize-param';
+import { scopesForOperation } from './token-scopes';
 
 /** Query values by name, as the handler will get them; a URLSearchParams fits. */
 export interface QueryValues {
@@ -28,12 +30,15 @@ export interface RequestParts {
 /** A verified JWT payload; never a decoded but unverified one. */
 export type VerifiedPayload = Record<string, unknown>;
 
+const ROLE: ClaimPath = ['role'];
+
 /**
- * Builds the policy input for one request. Only owned parameters are serialized: the policy
- * needs nothing else, and a smaller input is faster to hand to the Wasm module. An owned value
- * that does not fit its schema (a word for an integer, a repeated scalar, an object) is refused
- * with RequestValidationError: the handler, or a validator after the guard, would read it some
- * other way than the policy, so no decision is made on it.
+ * Builds the policy input for one request. Only owned parameters are serialized, and the token's
+ * scopes are copied only for operations that need some: the policy needs nothing else, and a
+ * smaller input is faster to hand to the Wasm module. An owned value that does not fit its schema
+ * (a word for an integer, a repeated scalar, an object) is refused with RequestValidationError:
+ * the handler, or a validator after the guard, would read it some other way than the policy, so
+ * no decision is made on it. `roleBinding` and each `binding` are claim paths (claim-path.ts).
  */
 export function buildInput(
   key: string,
@@ -43,9 +48,11 @@ export function buildInput(
   roleBinding = 'role',
 ): PolicyInput {
   const input: PolicyInput = { operation: key, params: {}, claims: {} };
-  const roleClaim = payload !== undefined && Object.hasOwn(payload, roleBinding) ? roleBinding : 'role';
-  const role = ownClaim(payload, roleClaim);
+  // Only an absent claim falls back to `role`; a path through something that is not an object gives null, which the policy denies.
+  const bound = readClaim(payload, claimPath(roleBinding));
+  const role = bound === undefined ? readClaim(payload, ROLE) : bound;
   if (role !== undefined) input.role = role;
+  if (operation.secured && operation.scopes.length > 0) input.scopes = scopesForOperation(operation, payload);
 
   for (const param of Object.values(operation.params)) {
     if (!param.owned) continue;
@@ -54,7 +61,7 @@ export function buildInput(
     // An unsecured operation is not decided on its values, so they are the handler's business alone.
     if (operation.secured && values.includes(null)) throw invalidValue(param);
     input.params![k] = values;
-    const claim = ownClaim(payload, param.binding);
+    const claim = readClaim(payload, claimPath(param.binding));
     if (claim !== undefined) input.claims![k] = serializeClaimValue(param, claim);
   }
   return input;
@@ -64,11 +71,6 @@ function invalidValue(param: ParamSpec): RequestValidationError {
   const where = param.in === 'body' ? 'the body property' : `the ${param.in} parameter`;
   const expected = param.type === 'array' ? `a list of ${param.items ?? 'values'} in ${param.style} style` : param.type === 'unknown' ? 'one value' : `one ${param.type}`;
   return new RequestValidationError('ERR_SVCGATE_PARAM', `${where} ${param.name} must be ${expected}`);
-}
-
-/** Own properties only: a claim named `constructor` must not find Object.prototype's. */
-function ownClaim(payload: VerifiedPayload | undefined, name: string): unknown {
-  return payload !== undefined && Object.hasOwn(payload, name) ? payload[name] : undefined;
 }
 
 /** The own property `name` of a plain object (a JSON body, a parsed argument), else undefined. */

@@ -7,14 +7,17 @@ import { loadDocument } from './load-document';
 import { readOperations } from './openapi-operations';
 import { withGrants } from './operation-grants';
 import { resolveRefs } from './resolve-refs';
+import { readScopeList } from './scope-requirements';
 
 export interface CompileAclOptions {
   /** The permission declaration: an object, or a path to a JSON or YAML file. */
   acl: unknown;
   /** The OpenAPI 3.0/3.1 document: an object, or a path to a JSON or YAML file. */
   openapi: unknown;
-  /** The bearer security scheme to guard; default: the document's only http bearer scheme. */
+  /** The security scheme to guard; default: the document's only bearer JWT scheme (http bearer, oauth2 or openIdConnect). */
   scheme?: string;
+  /** Scopes every guarded operation needs, on top of those its security requirements list. */
+  requiredScopes?: string[];
   /**
    * An ACL that does not declare `anonymous` is a ConfigError when the built-in anonymous grant
    * would open an operation, instead of a SVCGATE_ANONYMOUS_DEFAULT warning. Default false.
@@ -36,7 +39,8 @@ export function compileApi(options: CompileAclOptions): { data: DataDocument; do
   const api = loadDocument(options.openapi, 'OpenAPI document');
   const doc = resolveRefs(api) as Record<string, unknown>;
   const scheme = findBearerScheme(doc, api.file, options.scheme);
-  const facts = readOperations(doc, api.file, scheme);
+  const requiredScopes = options.requiredScopes === undefined ? [] : readScopeList(options.requiredScopes, '<compileAcl options>', ['requiredScopes']);
+  const facts = readOperations(doc, api.file, scheme, requiredScopes);
 
   const acl = loadDocument(options.acl, 'ACL');
   const declared = readRoles(acl.value, acl.file, new Set(Object.values(facts).map((operation) => operation.resource)));

@@ -4,7 +4,7 @@
  * The README's "Data document" section describes the same schema; change both together.
  */
 
-export const DATA_SCHEMA_VERSION = 2 as const;
+export const DATA_SCHEMA_VERSION = 3 as const;
 
 export type Action = 'create' | 'read' | 'update' | 'delete';
 export type Possession = 'any' | 'own';
@@ -25,7 +25,7 @@ export interface ParamSpec {
   type: SchemaType;
   /** The item type when `type` is `array`, else null. */
   items: SchemaType | null;
-  /** The claim that holds the owned values: `x-acl-binding`, else the parameter name. */
+  /** The claim path (see claim-path.ts) of the owned values: `x-acl-binding`, else the parameter name. */
   binding: string;
   /** True when `<action>:own` requires the caller to own this parameter (path or bound). */
   owned: boolean;
@@ -46,6 +46,12 @@ export interface OperationSpec {
   secured: boolean;
   /** Keyed by `<in>:<name>`, the pair that identifies a parameter in OpenAPI. */
   params: Record<string, ParamSpec>;
+  /**
+   * The scopes the token needs, as alternatives (any one met is enough): one per security
+   * requirement with the guarded scheme, its scopes for that scheme plus the adapter's required
+   * scopes, sorted. Empty when no scope is needed (and always on unsecured operations).
+   */
+  scopes: string[][];
   /**
    * Role -> what it may do here: its own grants for this resource and action and those of every
    * role it extends, transitively, worked out by the compiler so that the policy looks them up

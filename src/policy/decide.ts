@@ -36,7 +36,8 @@ export interface DecisionResult {
 /**
  * The one road from a request to a decision, shared by every adapter. With `checkOwnership`,
  * the policy is asked first without ownership results; only if it answers that `own` was granted
- * (and `any` was not) are the checks run and the policy asked again with their results.
+ * (and `any` was not) and the token has the scopes the operation needs are the checks run and
+ * the policy asked again with their results.
  * Without checks to run the answer is immediate (no promise), which the adapters' hot path uses;
  * `await` works on both.
  */
@@ -52,7 +53,8 @@ export function decide(
   const input = buildInput(key, operation, request, payload, options.roleBinding);
   if (checkOwnership) input.checks = {};
   const first = evaluator.evaluate(input);
-  if (first.allow || first.possession !== 'own' || !checkOwnership || payload === undefined) return { decision: first, input };
+  // Ownership cannot make up for a missing scope, so checkOwnership is not asked then.
+  if (first.allow || first.possession !== 'own' || first.scopes.length > 0 || !checkOwnership || payload === undefined) return { decision: first, input };
 
   const timeoutMs = options.checkOwnershipTimeoutMs ?? DEFAULT_CHECK_OWNERSHIP_TIMEOUT_MS;
   return runChecks(checkOwnership, timeoutMs, operation, input, payload).then((checks) => {

@@ -3,14 +3,16 @@ import { isPlainObject } from './load-document';
 
 /**
  * The decision cache key of an input: everything the policy reads (`operation`, `role`, `params`,
- * `claims`, `checks`; it reads nothing else). Every part says where it ends (a tag, a count or a
- * length before it), so one key can be read back in only one way and two inputs the policy would
- * see differently never share it. It costs a fifth of JSON.stringify, which was most of a cache hit.
+ * `claims`, `checks`, `scopes`; it reads nothing else). Every part says where it ends (a tag, a
+ * count or a length before it), so one key can be read back in only one way and two inputs the
+ * policy would see differently never share it. It costs a fifth of JSON.stringify, which was most
+ * of a cache hit.
  *
  * Only the shapes the adapters build are keyed: strings, plain objects of string lists (null
- * allowed in `params`), booleans in `checks`, and a role that JSON can carry. Anything else (class
- * instances, values with toJSON, undefined entries) gives `undefined`: the input is decided but not
- * cached, because its JSON text, which is what the policy sees, might not follow from the key.
+ * allowed in `params`), booleans in `checks`, a string list in `scopes`, and a role that JSON can
+ * carry. Anything else (class instances, values with toJSON, undefined entries) gives `undefined`:
+ * the input is decided but not cached, because its JSON text, which is what the policy sees, might
+ * not follow from the key.
  */
 export function decisionKey(input: PolicyInput): string | undefined {
   if (typeof input.operation !== 'string') return undefined;
@@ -18,8 +20,9 @@ export function decisionKey(input: PolicyInput): string | undefined {
   const params = recordKey(input.params, paramValues);
   const claims = recordKey(input.claims, claimValues);
   const checks = recordKey(input.checks, checkResult);
-  if (role === undefined || params === undefined || claims === undefined || checks === undefined) return undefined;
-  return `${text(input.operation)}${role}${params}${claims}${checks}`;
+  const scopes = input.scopes === undefined ? 'u' : stringList(input.scopes, false);
+  if (role === undefined || params === undefined || claims === undefined || checks === undefined || scopes === undefined) return undefined;
+  return `${text(input.operation)}${role}${params}${claims}${checks}${scopes}`;
 }
 
 function text(value: string): string {

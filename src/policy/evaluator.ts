@@ -18,6 +18,8 @@ export interface PolicyInput {
   claims?: Record<string, string[]>;
   /** Results of `checkOwnership`, keyed like `params`; when present, claims are not used. */
   checks?: Record<string, boolean>;
+  /** The token's scopes that the operation's scope alternatives name; only for operations that need scopes. */
+  scopes?: string[];
 }
 
 export interface Decision {
@@ -28,6 +30,11 @@ export interface Decision {
   role: string | null;
   /** The best possession granted for the action, even when ownership then failed. */
   possession: Possession | null;
+  /**
+   * When the token's scopes meet no scope alternative of the operation: the scopes to ask for
+   * (those of its first alternative), for an RFC 6750 insufficient_scope challenge. Else empty.
+   */
+  scopes: string[];
   /** Why the request was denied; empty when allowed. */
   reasons: string[];
 }
@@ -43,7 +50,7 @@ const MAX_CACHED_KEY = 2048;
 export interface EvaluatorOptions {
   /**
    * How many decisions to remember, keyed by the whole input (operation, roles, serialized
-   * parameters and claims, ownership results) and dropped when the data changes. Default 10,000;
+   * parameters and claims, ownership results, scopes) and dropped when the data changes. Default 10,000;
    * 0 turns the cache off.
    */
   decisionCacheSize?: number;
@@ -62,7 +69,7 @@ function readPolicy(): { bytes: Buffer; revision: string } {
 }
 
 export function denied(reason: string): Decision {
-  return { allow: false, attributes: [], role: null, possession: null, reasons: [reason] };
+  return { allow: false, attributes: [], role: null, possession: null, scopes: [], reasons: [reason] };
 }
 
 /**
@@ -174,6 +181,7 @@ function isDecision(value: unknown): value is Decision {
     isStringList(d.attributes) &&
     (d.role === null || typeof d.role === 'string') &&
     (d.possession === null || d.possession === 'any' || d.possession === 'own') &&
+    isStringList(d.scopes) &&
     isStringList(d.reasons)
   );
 }

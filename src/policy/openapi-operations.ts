@@ -10,7 +10,9 @@ import {
   type ParamStyle,
   type SchemaType,
 } from './data-document';
+import { claimPathSchema, parseClaimPath } from './claim-path';
 import { parseWith } from './parse-with';
+import { scopeAlternatives } from './scope-requirements';
 
 const ACTIONS: Record<string, Action> = { get: 'read', head: 'read', post: 'create', put: 'update', patch: 'update', delete: 'delete' };
 const UNMAPPED_METHODS = ['options', 'trace'];
@@ -35,7 +37,7 @@ const parameterSchema = z.object({
   style: z.enum(['simple', 'label', 'matrix', 'form', 'spaceDelimited', 'pipeDelimited', 'deepObject']).optional(),
   explode: z.boolean().optional(),
   schema: z.record(z.string(), z.unknown()).optional(),
-  'x-acl-binding': z.string().min(1, { error: 'x-acl-binding must name a claim' }).optional(),
+  'x-acl-binding': claimPathSchema('x-acl-binding').optional(),
 });
 type Parameter = z.infer<typeof parameterSchema>;
 
@@ -44,8 +46,11 @@ const securitySchema = z.array(z.record(z.string(), z.array(z.string())));
 /** An operation as the document describes it; the compiler adds what the ACL grants there. */
 export type OperationFacts = Omit<OperationSpec, 'grants'>;
 
-/** Every operation of a ($ref-resolved) OpenAPI document, as the policy sees it. */
-export function readOperations(doc: unknown, file: string, scheme: string): Record<string, OperationFacts> {
+/**
+ * Every operation of a ($ref-resolved) OpenAPI document, as the policy sees it. `requiredScopes`
+ * are needed by every operation the scheme guards, on top of the scopes its requirements list.
+ */
+export function readOperations(doc: unknown, file: string, scheme: string, requiredScopes: readonly string[] = []): Record<string, OperationFacts> {
   const api = parseWith(documentSchema, doc, file, [], 'give an OpenAPI 3.0 or 3.1 document with a paths object');
   const operations: Record<string, OperationFacts> = {};
 
@@ -56,8 +61,9 @@ export function readOperations(doc: unknown, file: string, scheme: string): Reco
       const action = ACTIONS[method];
       if (action === undefined && !UNMAPPED_METHODS.includes(method)) continue;
       const operation = parseWith(z.record(z.string(), z.unknown()), raw, file, at, 'an operation must be an object');
-      const security = operation.security === undefined ? api.security ?? [] : parseWith(securitySchema, operation.security, file, [...at, 'security'], 'security is a list of requirement objects');
-      const secured = security.some((requirement) => scheme in requirement);
+      const securityAt = operation.security === undefined ? ['security'] : [...at, 'security'];
+      const security = operation.security === undefined ? api.security ?? [] : parseWith(securitySchema, operation.security, file, securityAt, 'security is a list of requirement objects');
+      const secured = security.some((requirement) => Object.hasOwn(requirement, scheme));
       if (action === undefined) {
         if (!secured) continue;
         throw new ConfigError(file, jsonPath(at), `${method.toUpperCase()} has no ACL action`, 'guard only GET, HEAD, POST, PUT, PATCH and DELETE operations with the bearer scheme');
@@ -73,6 +79,7 @@ export function readOperations(doc: unknown, file: string, scheme: string): Reco
         action,
         secured,
         params,
+        scopes: secured ? scopeAlternatives(security, scheme, requiredScopes, file, securityAt) : [],
       };
     }
   }
@@ -101,8 +108,9 @@ function readBoundBody(requestBody: unknown, file: string, at: readonly (string 
   for (const [name, property] of Object.entries(schema?.properties ?? {})) {
     const binding = (property as Record<string, unknown> | null)?.['x-acl-binding'];
     if (binding === undefined) continue;
-    const where = jsonPath([...at, 'content', 'application/json', 'schema', 'properties', name, 'x-acl-binding']);
-    if (typeof binding !== 'string' || binding === '') throw new ConfigError(file, where, 'x-acl-binding must name a claim', 'write the name of the claim that holds the owned values');
+    const bindingAt = [...at, 'content', 'application/json', 'schema', 'properties', name, 'x-acl-binding'];
+    if (typeof binding !== 'string' || binding === '') throw new ConfigError(file, jsonPath(bindingAt), 'x-acl-binding must name a claim', 'write the name of the claim that holds the owned values');
+    parseClaimPath(binding, file, bindingAt);
     const type = schemaType(property as Record<string, unknown>);
     const items = type === 'array' ? schemaType((property as { items?: Record<string, unknown> }).items) : null;
     const spec: ParamSpec = { name, in: 'body', style: 'form', explode: false, type, items, binding, owned: true };

@@ -4,6 +4,7 @@ import type { BearerJwtHandler } from '../auth/bearer-jwt';
 import { answerRefusal, guardRequest, type Guard } from '../auth/guard-request';
 import { sameValues } from '../auth/same-values';
 import { ownProperty } from '../policy/build-input';
+import { claimPathSchema } from '../policy/claim-path';
 import { compileAcl } from '../policy/compile-acl';
 import { ConfigError } from '../policy/config-error';
 import { operationKey } from '../policy/data-document';
@@ -24,7 +25,7 @@ export interface SvcAclOptions extends AclOptions {
   handler: BearerJwtHandler;
   /** The permission declaration (object or JSON/YAML file); resources are route paths such as `/api/user-service/get-user`. */
   acl: unknown;
-  /** `{ "<instance>.<method>": { <argument field>: <claim> } }`: the fields `own` grants compare with claims. */
+  /** `{ "<instance>.<method>": { <argument field>: <claim path> } }`: the fields `own` grants compare with claims. */
   owners?: Record<string, Record<string, string>>;
 }
 
@@ -38,7 +39,7 @@ const optionsSchema = z
     handler: z.custom<BearerJwtHandler>((value) => typeof value === 'function', { error: 'handler must be the function bearerJwt(config) returns' }),
     acl: z.unknown().refine((acl) => acl !== undefined, { error: 'acl is required' }),
     owners: z
-      .record(z.string(), z.record(z.string(), z.string().min(1)))
+      .record(z.string(), z.record(z.string(), claimPathSchema('an owners claim')))
       .refine((owners) => Object.keys(owners).every((key) => /^[^.]+\.[^.]+$/.test(key)), { error: 'owners keys are "<instance>.<method>"' })
       .default({}),
     ...aclOptionsShape,

@@ -102,6 +102,74 @@ describe('svcgate audit', () => {
   });
 });
 
+describe('scopes and claim paths', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svcgate-cli-'));
+  const openapi = join(dir, 'accounts.json');
+  const accountId = { name: 'accountId', in: 'path', required: true, schema: { type: 'integer' }, 'x-acl-binding': 'tenant.accounts' };
+  writeFileSync(
+    openapi,
+    JSON.stringify({
+      openapi: '3.1.0',
+      info: { title: 'accounts', version: '1' },
+      components: { securitySchemes: { oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://idp.example/token', scopes: {} } } } } },
+      paths: {
+        '/accounts': { get: { security: [{ oauth: ['accounts:read'] }] } },
+        '/accounts/{accountId}': { delete: { parameters: [accountId], security: [{ oauth: ['accounts:write', 'admin'] }, { oauth: ['accounts:delete'] }] } },
+        '/profile': { get: { security: [{ oauth: [] }] } },
+      },
+    }),
+  );
+  const acl = join(dir, 'permissions.json');
+  writeFileSync(acl, JSON.stringify({ anonymous: {}, user: { '/accounts': { 'read:any': ['*'] }, '/accounts/{accountId}': { 'delete:own': ['*'] }, '/profile': { 'read:any': ['*'] } } }));
+  const SCOPED = ['--openapi', openapi, '--acl', acl];
+
+  test('audit adds a scopes column, and decides the roles with a token that holds them', async () => {
+    const { code, stdout } = await svcgate('audit', ...SCOPED);
+    expect(code).toBe(0);
+    expect(stdout).toBe(
+      [
+        'operation                     anonymous  user  scopes',
+        '----------------------------  ---------  ----  --------------------------------------',
+        'GET /accounts                 -          any   accounts:read',
+        'DELETE /accounts/{accountId}  -          own   accounts:write admin | accounts:delete',
+        'GET /profile                  -          any   -',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  test('audit --json lists the scope alternatives per operation', async () => {
+    const matrix = JSON.parse((await svcgate('audit', ...SCOPED, '--json')).stdout);
+    expect(matrix.scopes).toEqual({ 'GET /accounts': [['accounts:read']], 'DELETE /accounts/{accountId}': [['accounts:write', 'admin'], ['accounts:delete']], 'GET /profile': [] });
+    expect(matrix.operations['GET /accounts']).toEqual({ anonymous: '-', user: 'any' });
+  });
+
+  test('explain shows the scopes needed and names the missing ones', async () => {
+    const denied = await svcgate('explain', ...SCOPED, '--token-claims', '{"role":"user","scope":"openid"}', 'GET', '/accounts');
+    expect(denied.code).toBe(1);
+    expect(denied.stdout).toContain('decision: DENY\nrole: user, possession: any, attributes: -\nscopes needed: accounts:read\nreason: missing scope accounts:read of the security requirement accounts:read\n');
+    expect(denied.stdout).toContain('"scopes":[]');
+    const allowed = await svcgate('explain', ...SCOPED, '--token-claims', '{"role":"user","scp":["accounts:delete"],"tenant":{"accounts":[7]}}', 'DELETE', '/accounts/7');
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toContain('decision: ALLOW\n');
+  });
+
+  test('--required-scopes adds scopes to every guarded operation', async () => {
+    const { code, stdout } = await svcgate('explain', ...SCOPED, '--required-scopes', 'api', '--token-claims', '{"role":"user","scope":"accounts:read"}', 'GET', '/accounts');
+    expect(code).toBe(1);
+    expect(stdout).toContain('scopes needed: accounts:read api\n');
+    expect((await svcgate('explain', ...SCOPED, '--required-scopes', 'not"ok', 'GET', '/accounts')).stderr).toMatch(/^svcgate: <compileAcl options> at \$\.requiredScopes\[0\]: /);
+  });
+
+  test('--role-binding takes a claim path; a bad one is a usage error', async () => {
+    const { stdout } = await svcgate('explain', ...SCOPED, '--role-binding', 'realm_access.roles', '--token-claims', '{"realm_access":{"roles":["user"]},"scope":"accounts:read"}', 'GET', '/accounts');
+    expect(stdout).toContain('decision: ALLOW\nrole: user');
+    const bad = await svcgate('explain', ...SCOPED, '--role-binding', 'realm_access.', 'GET', '/accounts');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe('svcgate: --role-binding: the path ends with a dot (remove the trailing dot, e.g. role, realm_access.roles or ["https://example.com/roles"]) (svcgate --help)\n');
+  });
+});
+
 describe('bad input: one line on stderr and exit code 2', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svcgate-cli-'));
   const badYaml = join(dir, 'bad.yaml');

@@ -3,7 +3,7 @@ import { compileAcl, createOperationMatcher, decide, Evaluator, RequestValidatio
 
 // Differential testing: random OpenAPI documents, ACLs, tokens and requests are decided twice, by
 // policy.wasm (through decide(), as the adapters do) and by a reference model written here from
-// the text of SPEC 3 (not from the Rego). They must agree; fast-check shrinks any disagreement to
+// the text of SPEC 3 and of issue 11's scopes (not from the Rego). They must agree; fast-check shrinks any disagreement to
 // a minimal counterexample and prints it. 200 worlds x 50 requests = 10,000 cases per run.
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head'] as const;
@@ -20,10 +20,14 @@ interface Operation {
   path: string;
   secured: boolean;
   params: Param[];
+  /** The scopes of each security requirement (each one an alternative); [] means `security: [{ bearer: [] }]`. */
+  scopes: string[][];
 }
 interface World {
   operations: Operation[];
   acl: Record<string, Record<string, unknown>>;
+  /** compileAcl's requiredScopes. */
+  requiredScopes: string[];
 }
 interface Request {
   operation: number;
@@ -32,6 +36,16 @@ interface Request {
 }
 
 const CLAIMS = ['c0', 'c1'];
+const SCOPES = ['s0', 's1', 's2'];
+const scopeSet = fc.uniqueArray(fc.constantFrom(...SCOPES), { maxLength: 3 });
+/** The token's scopes: `scope` (a string, or junk), `scp` (a list, a string, or junk), both or neither. */
+const scopeClaims = fc.record(
+  {
+    scope: fc.oneof(scopeSet.map((scopes) => scopes.join(' ')), fc.constantFrom(null, 7, ['s0'], 's0  s1', 'S0', 's0s1')),
+    scp: fc.oneof(scopeSet, scopeSet.map((scopes) => scopes.join(' ')), fc.constantFrom(null, ['s0', 1], { s0: true })),
+  },
+  { requiredKeys: [] },
+);
 const claimValue = fc.oneof(
   fc.integer({ min: 0, max: 4 }),
   fc.integer({ min: 0, max: 4 }).map((n) => `0${n}`),
@@ -51,11 +65,12 @@ const operationsArb = fc
           query: fc.option(fc.record({ binding: fc.option(fc.constantFrom(...CLAIMS), { nil: undefined }) }), { nil: undefined }),
           methods: fc.uniqueArray(fc.constantFrom(...METHODS), { minLength: 1, maxLength: 3 }),
           secured: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
-        }).map(({ pathParams, bindings, query, methods, secured }) => {
+          scopes: fc.array(fc.array(scopeSet, { maxLength: 2 }), { minLength: 3, maxLength: 3 }),
+        }).map(({ pathParams, bindings, query, methods, secured, scopes }) => {
           const params: Param[] = Array.from({ length: pathParams }, (_, i) => ({ name: `${name}${i}`, in: 'path' as const, binding: bindings[i] }));
           if (query) params.push({ name: `q${name}`, in: 'query', binding: query.binding });
           const path = `/${name}${params.filter((p) => p.in === 'path').map((p) => `/{${p.name}}`).join('')}`;
-          return methods.map((method, i) => ({ method, path, secured: secured[i] ?? true, params }));
+          return methods.map((method, i) => ({ method, path, secured: secured[i] ?? true, params, scopes: scopes[i] ?? [] }));
         }),
       ),
     ),
@@ -85,7 +100,9 @@ function aclArb(operations: Operation[]) {
   });
 }
 
-const worldArb: fc.Arbitrary<World> = operationsArb.chain((operations) => aclArb(operations).map((acl) => ({ operations, acl })));
+const worldArb: fc.Arbitrary<World> = operationsArb.chain((operations) =>
+  fc.tuple(aclArb(operations), fc.uniqueArray(fc.constantFrom(...SCOPES), { maxLength: 1 })).map(([acl, requiredScopes]) => ({ operations, acl, requiredScopes })),
+);
 
 function requestArb(world: World): fc.Arbitrary<Request> {
   return fc.record({
@@ -102,7 +119,7 @@ function requestArb(world: World): fc.Arbitrary<Request> {
           qc: claimValue,
         },
         { requiredKeys: [] },
-      ),
+      ).chain((claims) => scopeClaims.map((scopes) => ({ ...claims, ...scopes }))),
       { nil: undefined },
     ),
   });
@@ -132,6 +149,11 @@ function model(world: World, request: Request): { allow: boolean; refused?: bool
   const holds = (possession: string) =>
     roles.some((role) => inherited(role).some((r) => ((world.acl[r]![operation.path] as Record<string, string[]> | undefined)?.[`${action}:${possession}`] ?? []).length > 0));
 
+  // Scopes: the token must hold every scope of one requirement, plus the required scopes.
+  const requirements = operation.scopes.length === 0 ? [[]] : operation.scopes;
+  const held = tokenScopes(payload);
+  if (!requirements.some((listed) => [...listed, ...world.requiredScopes].every((scope) => held.includes(scope)))) return { allow: false };
+
   const anonymousDefault = roles.includes('anonymous') && !('anonymous' in world.acl) && action === 'read' && operation.params.length === 0;
   if (holds('any') || anonymousDefault) return { allow: true };
   if (!holds('own')) return { allow: false };
@@ -148,6 +170,14 @@ function model(world: World, request: Request): { allow: boolean; refused?: bool
   };
 }
 
+/** `scope`, a space-separated string; else `scp`, a list of strings or such a string; anything else holds none. */
+function tokenScopes(payload: VerifiedPayload | undefined): string[] {
+  if (payload === undefined) return [];
+  if ('scope' in payload) return typeof payload.scope === 'string' ? payload.scope.split(' ') : [];
+  if (typeof payload.scp === 'string') return payload.scp.split(' ');
+  return Array.isArray(payload.scp) && payload.scp.every((scope) => typeof scope === 'string') ? payload.scp : [];
+}
+
 function openapi(world: World): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const operation of world.operations) {
@@ -158,18 +188,19 @@ function openapi(world: World): Record<string, unknown> {
       schema: { type: 'integer' },
       ...(param.binding ? { 'x-acl-binding': param.binding } : {}),
     }));
-    (paths[operation.path] ??= {})[operation.method] = { parameters, ...(operation.secured ? {} : { security: [] }) };
+    const security = operation.scopes.length === 0 ? [{ bearer: [] }] : operation.scopes.map((scopes) => ({ bearer: scopes }));
+    (paths[operation.path] ??= {})[operation.method] = { parameters, security: operation.secured ? security : [] };
   }
   return { openapi: '3.0.3', info: { title: 'random', version: '1' }, security: [{ bearer: [] }], components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } }, paths };
 }
 
-test('policy.wasm agrees with the reference model of SPEC 3 (and 7.1) on 10,000 random cases', async () => {
+test('policy.wasm agrees with the reference model of SPEC 3 (and 7.1), scopes included, on 10,000 random cases', async () => {
   let cases = 0;
   await fc.assert(
     fc.asyncProperty(
       worldArb.chain((world) => fc.tuple(fc.constant(world), fc.array(requestArb(world), { minLength: 50, maxLength: 50 }))),
       async ([world, requests]) => {
-        const data = compileAcl({ openapi: openapi(world), acl: world.acl });
+        const data = compileAcl({ openapi: openapi(world), acl: world.acl, requiredScopes: world.requiredScopes });
         const evaluator = Evaluator.createSync(data, { decisionCacheSize: 0 });
         const match = createOperationMatcher(data.operations);
         for (const request of requests) {

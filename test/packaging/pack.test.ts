@@ -35,7 +35,7 @@ Evaluator.create(data).then((evaluator) => {
   const decision = evaluator.evaluate({ operation: 'GET /users/{userId}', role: 'user', params: { 'path:userId': ['3'] }, claims: { 'path:userId': ['1', '3', '5'] } });
   console.log(JSON.stringify(decision));
 });`;
-const expected = { allow: true, attributes: ['!password', '*'], role: 'user', possession: 'own', reasons: [] };
+const expected = { allow: true, attributes: ['!password', '*'], role: 'user', possession: 'own', scopes: [], reasons: [] };
 
 test('require("svcgate/policy") evaluates a decision through the shipped policy.wasm', () => {
   const out = node(['-'], decideScript("const { compileAcl, Evaluator } = require('svcgate/policy');"));

@@ -398,7 +398,7 @@ describe('invalid OpenAPI documents are ConfigErrors', () => {
 
   test('several bearer schemes and none named', () => {
     const schemes = { a: { type: 'http', scheme: 'bearer' }, b: { type: 'http', scheme: 'bearer' } };
-    expect(configError(() => compileAcl({ openapi: api(itemPath, { components: { securitySchemes: schemes } }), acl: {} })).problem).toContain('several bearer schemes (a, b)');
+    expect(configError(() => compileAcl({ openapi: api(itemPath, { components: { securitySchemes: schemes } }), acl: {} })).problem).toContain('several bearer JWT schemes (a, b)');
     expect(compileAcl({ openapi: api(itemPath, { components: { securitySchemes: schemes } }), acl: {}, scheme: 'b' }).scheme).toBe('b');
   });
 
@@ -444,5 +444,139 @@ describe('invalid OpenAPI documents are ConfigErrors', () => {
   test('a guarded OPTIONS operation has no action', () => {
     const error = configError(() => compileAcl({ openapi: api({ '/a': { options: {} } }), acl: {} }));
     expect(error.problem).toBe('OPTIONS has no ACL action');
+  });
+});
+
+describe('scopes', () => {
+  const oauth = { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://idp.example/token', scopes: { 'accounts:read': 'read', 'accounts:write': 'write' } } } };
+  const oidc = { type: 'openIdConnect', openIdConnectUrl: 'https://idp.example/.well-known/openid-configuration' };
+  const acl = { anonymous: {}, user: { '/accounts': { 'read:any': ['*'] } } };
+  const scoped = (security: unknown, schemes: Record<string, unknown> = { oauth }, extra: Record<string, unknown> = {}) => ({
+    openapi: '3.1.0',
+    info: { title: 't', version: '1' },
+    components: { securitySchemes: schemes },
+    paths: { '/accounts': { get: { security } }, '/status': { get: { security: [] } } },
+    ...extra,
+  });
+
+  test('an oauth2 scheme is guarded, and each operation records the scopes of its requirements', () => {
+    const data = compileAcl({ openapi: scoped([{ oauth: ['accounts:read'] }]), acl });
+    expect(data.scheme).toBe('oauth');
+    expect(data.operations['GET /accounts']).toMatchObject({ secured: true, scopes: [['accounts:read']] });
+    expect(data.operations['GET /status']).toMatchObject({ secured: false, scopes: [] });
+  });
+
+  test('an openIdConnect scheme is guarded too', () => {
+    const data = compileAcl({ openapi: scoped([{ oidc: ['openid', 'accounts:read'] }], { oidc }), acl });
+    expect(data.scheme).toBe('oidc');
+    expect(data.operations['GET /accounts']!.scopes).toEqual([['accounts:read', 'openid']]);
+  });
+
+  test('an http bearer scheme may list scopes (OpenAPI 3.1), read from the document-level security too', () => {
+    const bearer = { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' };
+    const document = { ...scoped(undefined, { bearer }), paths: { '/accounts': { get: {} } }, security: [{ bearer: ['accounts:read'] }] };
+    expect(compileAcl({ openapi: document, acl }).operations['GET /accounts']!.scopes).toEqual([['accounts:read']]);
+  });
+
+  test('with an http bearer and an oauth2 scheme, the scheme option says which to guard', () => {
+    const schemes = { oauth, bearer: { type: 'http', scheme: 'bearer' } };
+    const error = configError(() => compileAcl({ openapi: scoped([{ oauth: ['accounts:read'] }], schemes), acl }));
+    expect(error.problem).toBe('several bearer JWT schemes (oauth, bearer)');
+    expect(error.fix).toBe('name the one to guard with the scheme option');
+    expect(compileAcl({ openapi: scoped([{ oauth: ['accounts:read'] }], schemes), acl, scheme: 'oauth' }).operations['GET /accounts']!.secured).toBe(true);
+  });
+
+  test('alternatives: each requirement is one, sorted and each once; one that needs no scope means none is needed', () => {
+    const twice = compileAcl({ openapi: scoped([{ oauth: ['b', 'a', 'a'] }, { oauth: ['a', 'b'] }, { oauth: ['c'] }]), acl });
+    expect(twice.operations['GET /accounts']!.scopes).toEqual([['a', 'b'], ['c']]);
+    const optional = compileAcl({ openapi: scoped([{ oauth: ['a'] }, { oauth: [] }]), acl });
+    expect(optional.operations['GET /accounts']!.scopes).toEqual([]);
+  });
+
+  test('only the guarded scheme lists token scopes; requirements without it add no alternative', () => {
+    const apiKey = { type: 'apiKey', in: 'header', name: 'x-key' };
+    const data = compileAcl({ openapi: scoped([{ oauth: ['a'], apiKey: ['not a scope'] }, { apiKey: [] }], { oauth, apiKey }), acl });
+    expect(data.operations['GET /accounts']!.scopes).toEqual([['a']]);
+  });
+
+  test('requiredScopes are added to every alternative of every guarded operation', () => {
+    const listed = compileAcl({ openapi: scoped([{ oauth: ['a'] }, { oauth: ['b', 'api'] }]), acl, requiredScopes: ['api'] });
+    expect(listed.operations['GET /accounts']!.scopes).toEqual([['a', 'api'], ['api', 'b']]);
+    const none = compileAcl({ openapi: scoped([{ oauth: [] }]), acl, requiredScopes: ['api'] });
+    expect(none.operations['GET /accounts']!.scopes).toEqual([['api']]);
+    expect(none.operations['GET /status']!.scopes).toEqual([]);
+  });
+
+  test.each([
+    ['empty', ''],
+    ['with a space', 'accounts read'],
+    ['with a double quote', 'say"hi'],
+    ['with a backslash', 'a\\b'],
+    ['outside ASCII', 'comptes:lire\u00e9'],
+    ['with a control character', 'a\tb'],
+  ])('a scope %s is a ConfigError pointing at it', (_name, scope) => {
+    const error = configError(() => compileAcl({ openapi: scoped([{ oauth: ['accounts:read', scope] }]), acl }));
+    expect(error.path).toBe('$.paths["/accounts"].get.security[0].oauth[1]');
+    expect(error.problem).toContain(`${JSON.stringify(scope)} is not a scope`);
+    expect(error.fix).toContain('RFC 6749');
+  });
+
+  test('a bad scope in the document-level security points there', () => {
+    const document = { ...scoped(undefined), paths: { '/accounts': { get: {} } }, security: [{ oauth: ['a b'] }] };
+    expect(configError(() => compileAcl({ openapi: document, acl })).path).toBe('$.security[0].oauth[0]');
+  });
+
+  test('bad requiredScopes are a ConfigError of the options', () => {
+    const error = configError(() => compileAcl({ openapi: scoped([{ oauth: [] }]), acl, requiredScopes: ['ok', 'not ok'] }));
+    expect(error.file).toBe('<compileAcl options>');
+    expect(error.path).toBe('$.requiredScopes[1]');
+    expect(configError(() => compileAcl({ openapi: scoped([{ oauth: [] }]), acl, requiredScopes: 'api' as unknown as string[] })).path).toBe('$.requiredScopes');
+  });
+
+  test('requirements that differ in both their other schemes and their scopes are refused', () => {
+    const apiKey = { type: 'apiKey', in: 'header', name: 'x-key' };
+    const error = configError(() => compileAcl({ openapi: scoped([{ oauth: ['a'] }, { oauth: [], apiKey: [] }], { oauth, apiKey }), acl }));
+    expect(error.path).toBe('$.paths["/accounts"].get.security');
+    expect(error.problem).toContain('different scopes and different other schemes');
+    // Same scopes, or the same other schemes: the scopes needed do not depend on which was met.
+    expect(compileAcl({ openapi: scoped([{ oauth: ['a'] }, { oauth: ['a'], apiKey: [] }], { oauth, apiKey }), acl }).operations['GET /accounts']!.scopes).toEqual([['a']]);
+    expect(compileAcl({ openapi: scoped([{ oauth: ['a'], apiKey: [] }, { oauth: ['b'], apiKey: [] }], { oauth, apiKey }), acl }).operations['GET /accounts']!.scopes).toEqual([['a'], ['b']]);
+  });
+});
+
+describe('claim paths in x-acl-binding', () => {
+  const bound = (binding: unknown) => api({ '/items': { get: { parameters: [{ name: 'id', in: 'query', schema: { type: 'integer' }, 'x-acl-binding': binding }] } } });
+
+  test.each([['realm_access.roles'], ['["https://example.com/ids"]'], ['resource_access["my-api"].ids'], ['cognito:ids'], ['["a\\"b"]']])('%s is a valid binding, kept as written', (binding) => {
+    expect(compileAcl({ openapi: bound(binding), acl: { anonymous: {} } }).operations['GET /items']!.params['query:id']!.binding).toBe(binding);
+  });
+
+  test.each([
+    ['a trailing dot', 'realm_access.', 'the path ends with a dot'],
+    ['a leading dot', '.roles', 'empty name at character 1'],
+    ['two dots', 'a..b', 'empty name at character 3'],
+    ['a dot before a bracket', 'a.["b"]', 'empty name at character 3'],
+    ['an unclosed bracket', 'a["b', 'is not closed'],
+    ['a bracket without ]', 'a["b"', 'is not followed by ]'],
+    ['a list index', 'ids[0]', 'is not followed by a double-quoted name'],
+    ['an empty quoted name', 'a[""]', 'empty name'],
+    ['a bad escape', '["a\\x"]', 'not a valid JSON string'],
+    ['a space', 'realm access', 'unexpected " "'],
+    ['a URL written without brackets', 'https://example.com/ids', 'reads as the claim "https://example" holding "com/ids"'],
+  ])('%s is a ConfigError pointing at the binding', (_name, binding, problem) => {
+    const error = configError(() => compileAcl({ openapi: bound(binding), acl: { anonymous: {} } }));
+    expect(error.path).toBe('$.paths["/items"].get.parameters[0]["x-acl-binding"]');
+    expect(error.problem).toContain(problem);
+  });
+
+  test('the URL mistake suggests the bracket form', () => {
+    expect(configError(() => compileAcl({ openapi: bound('https://example.com/ids'), acl: { anonymous: {} } })).problem).toContain('write it in brackets: ["https://example.com/ids"]');
+  });
+
+  test('a body property binding is checked the same way', () => {
+    const body = { requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { owner: { type: 'string', 'x-acl-binding': 'a..b' } } } } } } };
+    const error = configError(() => compileAcl({ openapi: api({ '/items': { post: body } }), acl: { anonymous: {} } }));
+    expect(error.path).toBe('$.paths["/items"].post.requestBody.content["application/json"].schema.properties.owner["x-acl-binding"]');
+    expect(error.problem).toContain('empty name at character 3');
   });
 });

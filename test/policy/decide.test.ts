@@ -211,3 +211,27 @@ describe('checkOwnershipTimeoutMs (SPEC 7.5)', () => {
     expect((await pending).decision.allow).toBe(false);
   });
 });
+
+describe('scopes', () => {
+  const scoped = bearerApi({ '/items/{itemId}': { get: { ...(getWithPathParam('itemId', 'integer').get as object), security: [{ bearerAuth: ['items:read'] }] } } });
+  const scopedData = compileAcl({ openapi: scoped, acl: { anonymous: {}, user: { '/items/{itemId}': { 'read:own': ['*'] } } } });
+  const key = 'GET /items/{itemId}';
+  const decideItem = async (payload: VerifiedPayload, options: DecideOptions = {}) =>
+    decide(await Evaluator.create(scopedData), key, scopedData.operations[key]!, { pathParams: { itemId: '4' } }, payload, options);
+
+  test('the input carries the token scopes the operation names, from scope or scp', async () => {
+    expect((await decideItem({ role: 'user', itemId: 4, scope: 'openid items:read items:write' })).input.scopes).toEqual(['items:read']);
+    expect((await decideItem({ role: 'user', itemId: 4, scp: ['items:read'] })).decision.allow).toBe(true);
+    expect((await decideItem({ role: 'user', itemId: 4, scp: 'items:read' })).decision.allow).toBe(true);
+    expect((await decideItem({ role: 'user', itemId: 4, scope: ['items:read'] })).input.scopes).toEqual([]);
+  });
+
+  test('checkOwnership is not asked when the token lacks a scope: ownership cannot make up for it', async () => {
+    const check = jest.fn<boolean, Parameters<CheckOwnership>>(() => true);
+    const { decision } = await decideItem({ role: 'user' }, { checkOwnership: check });
+    expect(decision).toMatchObject({ allow: false, possession: 'own', scopes: ['items:read'] });
+    expect(check).not.toHaveBeenCalled();
+    expect((await decideItem({ role: 'user', scope: 'items:read' }, { checkOwnership: check })).decision.allow).toBe(true);
+    expect(check).toHaveBeenCalledTimes(1);
+  });
+});

@@ -93,3 +93,53 @@ test('inputs of shapes the cache does not key are still decided, each time afres
   expect(first).toEqual(evaluator.evaluate(owner));
   expect(evaluator.evaluate(odd)).not.toBe(first);
 });
+
+describe('scopes', () => {
+  // Two alternatives: accounts:read, or accounts:admin with accounts:write.
+  const scopedData = compileAcl({
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'scoped', version: '1' },
+      components: { securitySchemes: { oauth: { type: 'oauth2', flows: { clientCredentials: { tokenUrl: 'https://idp.example/token', scopes: {} } } } } },
+      security: [{ oauth: ['accounts:read'] }, { oauth: ['accounts:write', 'accounts:admin'] }],
+      paths: { '/accounts': { get: {} } },
+    },
+    acl: { anonymous: {}, user: { '/accounts': { 'read:any': ['*'] } } },
+  });
+  const allowed: PolicyInput = { operation: 'GET /accounts', role: 'user', params: {}, claims: {}, scopes: ['accounts:read'] };
+  let scoped: Evaluator;
+  beforeEach(async () => {
+    scoped = await Evaluator.create(scopedData);
+    expect(scoped.evaluate(allowed).allow).toBe(true);
+  });
+
+  test.each([
+    ['no scopes', []],
+    ['another scope', ['accounts:write']],
+    ['half of the other alternative', ['accounts:admin']],
+    ['two scopes written as one', ['accounts:admin accounts:write']],
+    ['the scope in another case', ['Accounts:read']],
+  ])('inputs that differ only in scopes (%s) never share the cached allow', (_name, scopes) => {
+    expect(scoped.evaluate({ ...allowed, scopes }).allow).toBe(false);
+  });
+
+  test('an input without scopes is not the cached allow either', () => {
+    const { scopes: _left, ...withoutScopes } = allowed;
+    expect(scoped.evaluate(withoutScopes).allow).toBe(false);
+  });
+
+  test('a warm cache answers exactly what the policy answers, scopes included', async () => {
+    const uncached = await Evaluator.create(scopedData, { decisionCacheSize: 0 });
+    const input = fc.record({
+      operation: fc.constant('GET /accounts'),
+      role: fc.constantFrom('user', 'guest'),
+      scopes: fc.uniqueArray(fc.constantFrom('accounts:read', 'accounts:write', 'accounts:admin', 'accounts:admin accounts:write'), { maxLength: 3 }),
+    });
+    fc.assert(
+      fc.property(input, (request) => {
+        expect(scoped.evaluate(request)).toEqual(uncached.evaluate(request));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -13,6 +13,7 @@ const input: fc.Arbitrary<PolicyInput> = fc.record(
     params: lists(fc.option(tricky, { nil: null })),
     claims: lists(tricky),
     checks: fc.dictionary(tricky, fc.boolean(), { maxKeys: 3 }),
+    scopes: fc.array(tricky, { maxLength: 3 }),
   },
   { requiredKeys: ['operation'] },
 );
@@ -41,6 +42,8 @@ describe('decisionKey', () => {
     expect(decisionKey({ ...base, params: { 'path:userId': undefined as unknown as string[] } })).toBeUndefined();
     expect(decisionKey({ ...base, claims: { 'path:userId': [null as unknown as string] } })).toBeUndefined();
     expect(decisionKey({ ...base, checks: { 'path:userId': 'yes' as unknown as boolean } })).toBeUndefined();
+    expect(decisionKey({ ...base, scopes: [7 as unknown as string] })).toBeUndefined();
+    expect(decisionKey({ ...base, scopes: { 0: 'a' } as unknown as string[] })).toBeUndefined();
     expect(decisionKey({ ...base, role: new Date(0) })).toBeUndefined();
     expect(decisionKey({ ...base, operation: 7 as unknown as string })).toBeUndefined();
   });
@@ -80,9 +83,11 @@ function readKey(key: string): unknown {
   const params = record(list);
   const claims = record(list);
   const checks = record(() => tag() === 't');
+  const scopes = key[at] === 'u' ? (at++, undefined) : list();
   if (params) result.params = params;
   if (claims) result.claims = claims;
   if (checks) result.checks = checks;
+  if (scopes) result.scopes = scopes;
   expect(at).toBe(key.length);
   return result;
 }

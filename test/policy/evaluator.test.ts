@@ -7,7 +7,7 @@ const adminReadsUser = { operation: 'GET /users/{userId}', role: 'admin', params
 
 test('evaluates the documented decision shape', async () => {
   const evaluator = await Evaluator.create(data);
-  expect(evaluator.evaluate(adminReadsUser)).toEqual({ allow: true, attributes: ['!password', '*'], role: 'admin', possession: 'any', reasons: [] });
+  expect(evaluator.evaluate(adminReadsUser)).toEqual({ allow: true, attributes: ['!password', '*'], role: 'admin', possession: 'any', scopes: [], reasons: [] });
   expect(evaluator.revision).toBe(data.revision);
 });
 
