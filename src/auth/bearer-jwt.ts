@@ -1,19 +1,37 @@
-import { jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { jwtVerify, type JWTVerifyGetKey, type JWTVerifyResult } from 'jose';
 import type { VerifiedPayload } from '../policy/build-input';
 import { deepFreeze, LruCache } from '../policy/lru-cache';
 import { readBearerJwtConfig, type BearerJwtConfig } from './bearer-jwt-config';
-import { JsonWebTokenError, SecurityError } from './errors';
+import { JsonWebTokenError } from './errors';
+import { issuerChooser, type IssuerVerifier } from './choose-issuer';
+import type { KeySource } from './key-set';
+import { schemeHandler, type SchemeHandler } from './scheme-handler';
+import { startupCheck } from './startup-check';
+import { tokenErrorDescription } from './token-error-description';
 
-/** Takes the raw Authorization header value; resolves to the verified payload. */
-export type BearerJwtHandler = (authorization: unknown) => Promise<VerifiedPayload>;
-
-/** RFC 6750: the scheme, case-insensitive, one or more spaces, and one b64token. */
-const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*)$/i;
+/**
+ * Takes the raw Authorization header value (and, from the adapters, the request, for DPoP);
+ * resolves to the verified payload. See SchemeHandler for the calls @oas-tools/core makes.
+ */
+export type BearerJwtHandler = SchemeHandler & {
+  /**
+   * Settles once the key set (or the issuer's metadata, then the key set) fetched at creation has
+   * arrived or failed. A failure is a process warning (`SVCGATE_KEY_SET_UNAVAILABLE`, or
+   * `SVCGATE_KEY_SET_UNUSABLE` for a set with no key for the algorithms) and ready() resolves;
+   * with `strict: true` ready() rejects with a ConfigError instead. Resolves at once for a key
+   * given in the configuration.
+   */
+  readonly ready: () => Promise<void>;
+};
 
 interface CachedToken {
   payload: VerifiedPayload;
   /** Milliseconds since the epoch; never after the token's exp. */
   expiresAt: number;
+  /** What verified it, asked at each hit whether that key is still in a fresh set. */
+  source: KeySource;
+  kid: string | undefined;
+  key: unknown;
 }
 
 /**
@@ -22,24 +40,35 @@ interface CachedToken {
  * the tokens verified before (keyed by the exact token text, so no other string can hit).
  */
 export function bearerJwt(config: BearerJwtConfig): BearerJwtHandler {
-  const { key, options, maxHeaderBytes, cache: cacheSettings } = readBearerJwtConfig(config);
-  const verify = (token: string) => (typeof key === 'function' ? jwtVerify(token, key as JWTVerifyGetKey, options) : jwtVerify(token, key, options));
+  const { issuers, maxHeaderBytes, cache: cacheSettings, dpop, strict } = readBearerJwtConfig(config);
+  const chooseIssuer = issuerChooser(issuers);
+  const verify = async (token: string, { keys, options }: IssuerVerifier): Promise<JWTVerifyResult & { key?: unknown }> => {
+    const { key, algorithms } = await keys.current();
+    return typeof key === 'function' ? jwtVerify(token, key as JWTVerifyGetKey, { ...options, algorithms }) : jwtVerify(token, key, { ...options, algorithms });
+  };
   const cache = new LruCache<string, CachedToken>(cacheSettings.size);
+  // Started now, so a wrong key-set URL shows at start-up rather than as the first requests' 401s.
+  const ready = startupCheck(issuers.map((issuer) => issuer.keys), strict);
 
-  return async (authorization) => {
-    const token = bearerToken(authorization, maxHeaderBytes);
+  const verifyToken = async (token: string): Promise<VerifiedPayload> => {
     const cached = cache.get(token);
-    if (cached && cached.expiresAt > Date.now()) return cached.payload;
+    // A hit needs its key still in a set younger than cacheMaxAge: a key the provider dropped stops verifying cached tokens too.
+    if (cached && cached.expiresAt > Date.now() && cached.source.stillServes(cached.kid, cached.key)) return cached.payload;
     if (cached) cache.delete(token);
-    let payload: VerifiedPayload;
+    let verified: JWTVerifyResult & { key?: unknown };
+    let issuer: IssuerVerifier;
     try {
-      payload = deepFreeze((await verify(token)).payload as VerifiedPayload);
+      issuer = chooseIssuer(token);
+      verified = await verify(token, issuer);
     } catch (error) {
       throw toJsonWebTokenError(error);
     }
-    cache.set(token, { payload, expiresAt: cacheExpiry(payload, cacheSettings) });
+    const payload = deepFreeze(verified.payload as VerifiedPayload);
+    cache.set(token, { payload, expiresAt: cacheExpiry(payload, cacheSettings), source: issuer.keys, kid: verified.protectedHeader.kid, key: verified.key });
     return payload;
   };
+
+  return Object.assign(schemeHandler(verifyToken, maxHeaderBytes, dpop), { ready });
 }
 
 /** The earliest of: exp, iat + maxTokenAge, and now + the cache's ttl. */
@@ -50,18 +79,14 @@ function cacheExpiry(payload: VerifiedPayload, settings: { ttlSeconds: number; m
   return Math.min(...bounds);
 }
 
-function bearerToken(authorization: unknown, maxHeaderBytes: number): string {
-  if (typeof authorization !== 'string') throw new SecurityError('no Authorization header');
-  // Checked before any parsing, so an oversized header costs nothing more than this comparison.
-  if (authorization.length > maxHeaderBytes) throw new SecurityError(`the Authorization header is longer than ${maxHeaderBytes} bytes`);
-  const token = BEARER.exec(authorization)?.[1];
-  if (token === undefined) throw new SecurityError('the Authorization header is not "Bearer <token>"');
-  return token;
-}
-
-/** Whatever jose throws (its JOSEErrors, but also TypeErrors on odd input) becomes one error class. */
+/**
+ * Whatever jose throws (its JOSEErrors, but also TypeErrors on odd input) becomes one error class;
+ * its description is chosen from the code and claim only, as jose's message quotes the token.
+ */
 function toJsonWebTokenError(error: unknown): JsonWebTokenError {
-  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof JsonWebTokenError) return error;
+  const { code, claim, reason } = (error ?? {}) as { code?: unknown; claim?: unknown; reason?: unknown };
   const message = error instanceof Error ? error.message : String(error);
-  return new JsonWebTokenError(typeof code === 'string' && code.startsWith('ERR_J') ? code : 'ERR_JWT_INVALID', message);
+  const stableCode = typeof code === 'string' && code.startsWith('ERR_J') ? code : 'ERR_JWT_INVALID';
+  return new JsonWebTokenError(stableCode, message, tokenErrorDescription({ code: stableCode, claim, claimReason: reason }));
 }

@@ -1,4 +1,5 @@
 import type { Decision } from '../policy/evaluator';
+import { tokenErrorDescription } from './token-error-description';
 
 /**
  * The Authorization header is not `Bearer <token>`. The host answers 401; @oas-tools/core does so
@@ -7,6 +8,14 @@ import type { Decision } from '../policy/evaluator';
 export class SecurityError extends Error {
   readonly code = 'ERR_SVCGATE_BEARER_FORMAT';
   override readonly name = 'SecurityError';
+
+  constructor(
+    message: string,
+    /** What the caller is told (401 error_description and message): short, with no text taken from the request. */
+    readonly description: string = 'the Authorization header is not Bearer <token>',
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -19,8 +28,13 @@ export class JsonWebTokenError extends Error {
   constructor(
     /** jose's stable code when it gave one (`ERR_JWT_EXPIRED`, `ERR_JWS_SIGNATURE_VERIFICATION_FAILED`...), else `ERR_JWT_INVALID`. */
     readonly code: string,
-    /** What was wrong, for logs; the response says only that the token is invalid. */
+    /** What was wrong, for logs only: jose's message, which may quote the token's values. */
     readonly reason: string,
+    /**
+     * What the caller is told (401 error_description and message): one of a fixed set of
+     * sentences (see token-error-description.ts), never text taken from the token.
+     */
+    readonly description: string = tokenErrorDescription({ code }),
   ) {
     super(`invalid token: ${reason}`);
   }

@@ -1,5 +1,8 @@
 export { bearerJwt, type BearerJwtHandler } from './bearer-jwt';
 export type { BearerJwtConfig } from './bearer-jwt-config';
+export type { DpopOptions } from './dpop-options';
+export type { KeySetTimings } from './key-set';
+export type { VerificationRequest } from './verification-request';
 export { BearerJWT, OASBearerJWT, type OasAcl } from './oas-bearer-jwt';
 export { bearerJwtAcl, type BearerJwtAclOptions } from './express-acl';
 export type { RequestAuth } from './guard-request';

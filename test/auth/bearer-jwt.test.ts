@@ -222,7 +222,7 @@ describe('no key confusion (SPEC 7.6): a key is never an HMAC secret', () => {
   });
 
   test('KeyObjects: a public or private key with HS256 is refused, and so is a secret KeyObject made of a key file', () => {
-    expect(creationError({ issuer: ISSUER, secret: rsa.publicKey }).problem).toBe('HS256 cannot be verified with a rsa public key');
+    expect(creationError({ issuer: ISSUER, secret: rsa.publicKey }).problem).toBe('HS256 cannot be verified with a public key of type rsa');
     expect(creationError({ issuer: ISSUER, secret: ec.privateKey }).problem).toBe('secret is a private key');
     expect(creationError({ issuer: ISSUER, secret: createSecretKey(Buffer.from(rsaPem)) }).problem).toContain('the secret holds a PEM "PUBLIC KEY" block, which HS256 would use');
   });

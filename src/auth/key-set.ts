@@ -1,0 +1,267 @@
+import { createPublicKey, KeyObject, type JsonWebKey } from 'node:crypto';
+import { createLocalJWKSet, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
+import { z } from 'zod';
+import { ConfigError } from '../policy/config-error';
+import { algorithmsForKey } from './algorithms';
+import { displayUrl, fetchJsonBounded, MAX_DOCUMENT_BYTES, RemoteJsonError } from './fetch-json-bounded';
+
+/** Milliseconds, named and defaulted as in jose's createRemoteJWKSet and express-oauth2-jwt-bearer. */
+export interface KeySetTimings {
+  /** No fetch for a `kid` missing from the set sooner than this after the last successful fetch. */
+  cooldownDuration: number;
+  /** A set older than this is fetched again before it verifies a token, and no cached token verified with its keys is served. */
+  cacheMaxAge: number;
+  /** For one fetch, from connecting to the last byte of the body. */
+  timeoutDuration: number;
+}
+
+export const DEFAULT_TIMINGS: Readonly<KeySetTimings> = { cooldownDuration: 30_000, cacheMaxAge: 600_000, timeoutDuration: 5_000 };
+
+/** Node timers hold at most 2^31-1 ms; a longer one fires at once. */
+const milliseconds = z.number().int().min(0).max(2 ** 31 - 1, { error: 'at most 2147483647 ms (Node timers hold no more)' });
+
+/** The bearerJwt fields of this module, spread into its zod schema. */
+export const keySetConfigFields = {
+  cooldownDuration: milliseconds.optional(),
+  cacheMaxAge: milliseconds.min(1).optional(),
+  timeoutDuration: milliseconds.min(1).optional(),
+  /** The issuer's URL, whose metadata (OpenID Connect discovery, else RFC 8414) names the key set. */
+  issuerBaseURL: z.union([z.url({ error: 'issuerBaseURL must be a URL' }), z.instanceof(URL)], { error: 'issuerBaseURL must be a URL' }).optional(),
+  /** The start-up check of the key set fails ready() instead of warning. */
+  strict: z.boolean().default(false),
+};
+
+/**
+ * The key set cannot be fetched (or its issuer's metadata cannot). A request meets it as a 401
+ * (JsonWebTokenError with this code); `reason`, for logs, names the URL and what failed.
+ */
+export class KeySetUnavailableError extends Error {
+  readonly code = 'ERR_JWKS_UNAVAILABLE';
+  override readonly name = 'KeySetUnavailableError';
+
+  constructor(readonly reason: string) {
+    super(reason);
+  }
+}
+
+/** What a token is verified with at this moment. */
+export interface VerificationKeys {
+  key: Uint8Array | KeyObject | JWTVerifyGetKey;
+  algorithms: string[];
+}
+
+/** Something the start-up check found: a warning, or with `strict` the error ready() rejects with. */
+export interface StartupProblem {
+  error: ConfigError;
+  warningCode: 'SVCGATE_KEY_SET_UNAVAILABLE' | 'SVCGATE_KEY_SET_UNUSABLE';
+}
+
+/** The keys one issuer's tokens are verified with: given in the configuration, or fetched from the provider. */
+export interface KeySource {
+  /** Rejects with KeySetUnavailableError when they cannot be fetched. */
+  current(): VerificationKeys | Promise<VerificationKeys>;
+  /**
+   * Whether a token verified earlier with `key` (jose's resolved key) under the header's `kid` may
+   * still be served from the token cache: the key is in the current set, which is younger than
+   * cacheMaxAge. Otherwise the token is verified again, which refetches a stale set.
+   */
+  stillServes(kid: string | undefined, key: unknown): boolean;
+  /** The start-up check: fetches what a first token would need. Never rejects. */
+  check(): Promise<StartupProblem[]>;
+}
+
+const FILE = '<bearerJwt config>';
+
+/** A secret, a public key or a local JWK set: nothing to fetch, and a cached token's key never leaves. */
+export function fixedKeys(key: VerificationKeys['key'], algorithms: string[]): KeySource {
+  const keys = { key, algorithms };
+  return { current: () => keys, stillServes: () => true, check: async () => [] };
+}
+
+/** The JWK set at `url` (configured at `at`, e.g. `$.jwks`), fetched, refreshed and bounded by `timings`. */
+export function remoteKeys(url: URL, algorithms: string[], timings: KeySetTimings, at: string): KeySource {
+  const set = new RemoteKeySet(url, timings);
+  const keys = { key: set.getKey, algorithms };
+  return {
+    current: () => keys,
+    stillServes: (kid, key) => set.stillServes(kid, key),
+    check: () => checkKeySet(set, algorithms, at),
+  };
+}
+
+/**
+ * The fetch and check of a set at start-up, as problems to report: unreachable, or holding no
+ * key the configured algorithms can use (every token would be refused).
+ */
+export async function checkKeySet(set: RemoteKeySet, algorithms: readonly string[], at: string): Promise<StartupProblem[]> {
+  let snapshot: Snapshot;
+  try {
+    snapshot = await set.loaded();
+  } catch (error) {
+    return [unavailableProblem(error, at)];
+  }
+  if (snapshot.keys.some((key) => key.algorithms.some((algorithm) => algorithms.includes(algorithm)))) return [];
+  const error = new ConfigError(
+    FILE,
+    at,
+    `the key set at ${displayUrl(set.url)} holds no key for ${algorithms.join(', ')} (every token would be refused)`,
+    "set algorithms to those of the provider's signing keys, or check that the URL is the provider's key set",
+  );
+  return [{ error, warningCode: 'SVCGATE_KEY_SET_UNUSABLE' }];
+}
+
+export function unavailableProblem(error: unknown, at: string): StartupProblem {
+  const reason = error instanceof KeySetUnavailableError ? error.reason : String(error);
+  const configError = new ConfigError(
+    FILE,
+    at,
+    `the key set cannot be fetched at start-up: ${reason}`,
+    'check the URL and that the provider answers; until it does, every token is refused (without strict: true this is only a warning, for a provider that starts later)',
+  );
+  return { error: configError, warningCode: 'SVCGATE_KEY_SET_UNAVAILABLE' };
+}
+
+/** One fetched key set. */
+interface Snapshot {
+  readonly getKey: JWTVerifyGetKey;
+  /** Date.now() when it arrived. */
+  readonly fetchedAt: number;
+  readonly keys: readonly KeyEntry[];
+}
+
+interface KeyEntry {
+  kid: string | undefined;
+  /** The public key's own members (see keyIdentity), the same however the JWK was written. */
+  identity: string;
+  /** What the key verifies, after its `alg`, `use` and `key_ops`. */
+  algorithms: string[];
+}
+
+/**
+ * A remote JWK set that behaves as jose's createRemoteJWKSet (fetched when missing or older than
+ * cacheMaxAge, and again for an unknown `kid` once the cooldown has passed; concurrent lookups
+ * share one fetch; a set that cannot be refreshed verifies nothing), with what jose's lacks: the
+ * body is bounded in size and the whole fetch in time (jose reads any body to its end), and the
+ * token cache can ask whether a key is still in the set.
+ */
+export class RemoteKeySet {
+  private snapshot: Snapshot | undefined;
+  private pending: Promise<Snapshot> | undefined;
+
+  constructor(
+    readonly url: URL,
+    private readonly timings: KeySetTimings,
+  ) {}
+
+  readonly getKey: JWTVerifyGetKey = async (header, token) => {
+    const snapshot = await this.loaded();
+    try {
+      return await snapshot.getKey(header, token);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'ERR_JWKS_NO_MATCHING_KEY') throw error;
+      // Another lookup may have brought a newer set meanwhile; else fetch, unless one was fetched just now.
+      const latest = this.snapshot ?? snapshot;
+      if (latest !== snapshot) return latest.getKey(header, token);
+      if (Date.now() < latest.fetchedAt + this.timings.cooldownDuration) throw error;
+      return (await this.reload()).getKey(header, token);
+    }
+  };
+
+  stillServes(kid: string | undefined, key: unknown): boolean {
+    const snapshot = this.snapshot;
+    if (snapshot === undefined || !this.fresh(snapshot) || !(key instanceof KeyObject)) return false;
+    const identity = keyIdentity(key);
+    return identity !== undefined && snapshot.keys.some((entry) => entry.identity === identity && (kid === undefined || entry.kid === kid));
+  }
+
+  /** The set, fetched when there is none yet or it is older than cacheMaxAge. */
+  loaded(): Promise<Snapshot> {
+    const snapshot = this.snapshot;
+    return snapshot !== undefined && this.fresh(snapshot) ? Promise.resolve(snapshot) : this.reload();
+  }
+
+  private reload(): Promise<Snapshot> {
+    this.pending ??= this.fetchSnapshot().finally(() => {
+      this.pending = undefined;
+    });
+    return this.pending;
+  }
+
+  private fresh(snapshot: Snapshot): boolean {
+    return Date.now() - snapshot.fetchedAt < this.timings.cacheMaxAge;
+  }
+
+  private async fetchSnapshot(): Promise<Snapshot> {
+    let json: unknown;
+    try {
+      json = await fetchJsonBounded(this.url, { timeoutMs: this.timings.timeoutDuration, maxBytes: MAX_DOCUMENT_BYTES });
+    } catch (error) {
+      throw new KeySetUnavailableError(`the key set ${error instanceof RemoteJsonError ? error.message : displayUrl(this.url)}`);
+    }
+    const snapshot = readSnapshot(json, displayUrl(this.url));
+    this.snapshot = snapshot;
+    return snapshot;
+  }
+}
+
+/** The JWK members a verifying key is made of; anything else the provider sent is left out, so no odd value reaches jose. */
+const STRING_MEMBERS = ['kty', 'kid', 'alg', 'use', 'crv', 'x', 'y', 'n', 'e'] as const;
+
+function readSnapshot(json: unknown, shown: string): Snapshot {
+  const keys = (json as { keys?: unknown } | null)?.keys;
+  if (typeof json !== 'object' || json === null || !Array.isArray(keys)) throw new KeySetUnavailableError(`the key set ${shown} is not a JWK set ({ "keys": [...] })`);
+  const jwks: JWK[] = keys.filter((key): key is Record<string, unknown> => typeof key === 'object' && key !== null && !Array.isArray(key)).map(publicMembers);
+  return { getKey: createLocalJWKSet({ keys: jwks } as JSONWebKeySet), fetchedAt: Date.now(), keys: jwks.flatMap(keyEntry) };
+}
+
+function publicMembers(key: Record<string, unknown>): JWK {
+  const jwk: Partial<JWK> = {};
+  for (const name of STRING_MEMBERS) {
+    const value = key[name];
+    if (typeof value === 'string') jwk[name] = value;
+  }
+  const ops = key.key_ops;
+  if (Array.isArray(ops) && ops.every((op): op is string => typeof op === 'string')) jwk.key_ops = [...ops];
+  return jwk as JWK;
+}
+
+/** Keys Node cannot import verify nothing, so they are no entry. */
+function keyEntry(jwk: JWK): KeyEntry[] {
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+  } catch {
+    return [];
+  }
+  const identity = keyIdentity(key);
+  return identity === undefined ? [] : [{ kid: jwk.kid, identity, algorithms: usableAlgorithms(jwk, algorithmsForKey(key)) }];
+}
+
+/** As jose's local set selects keys: `use` must be sig, `key_ops` hold verify, `alg` match. */
+function usableAlgorithms(jwk: JWK, byKey: readonly string[]): string[] {
+  if (jwk.use !== undefined && jwk.use !== 'sig') return [];
+  if (jwk.key_ops !== undefined && !jwk.key_ops.includes('verify')) return [];
+  return byKey.filter((algorithm) => jwk.alg === undefined || algorithm === jwk.alg);
+}
+
+const identities = new WeakMap<KeyObject, string>();
+
+/**
+ * The key's public members as Node exports them, so a JWK written with other padding or member
+ * order is the same key. Remembered per KeyObject: jose's local set hands out one per key.
+ * undefined for a key Node cannot export as a JWK, which then matches nothing (a cache miss,
+ * never an error on the request's path).
+ */
+function keyIdentity(key: KeyObject): string | undefined {
+  let identity = identities.get(key);
+  if (identity === undefined) {
+    try {
+      const { kty, crv, n, e, x, y } = key.export({ format: 'jwk' });
+      identity = JSON.stringify([kty, crv, n, e, x, y]);
+    } catch {
+      return undefined;
+    }
+    identities.set(key, identity);
+  }
+  return identity;
+}
