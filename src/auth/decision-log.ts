@@ -19,6 +19,8 @@ export interface DecisionLogEvent {
   policy_revision: string;
   data_revision: string;
   evaluation_ms: number;
+  /** 401: the credentials were refused before any decision (no claims were read); `reasons` says why. */
+  status?: 401;
 }
 
 export type DecisionLog = (event: DecisionLogEvent) => void;
@@ -41,6 +43,34 @@ export function logDecision(log: DecisionLog | undefined, evaluator: Evaluator, 
     data_revision: evaluator.revision,
     evaluation_ms: performance.now() - startedAt,
   };
+  send(log, event);
+}
+
+/**
+ * A request refused with 401 (a token or DPoP proof that does not verify) is a deny too, logged
+ * with the same fields: no roles (the caller is not known), the refusal's description as the
+ * reason, and `status: 401`. Nothing of the token is in it.
+ */
+export function logAuthenticationFailure(log: DecisionLog | undefined, evaluator: Evaluator, operation: string, reason: string): void {
+  if (!log) return;
+  send(log, {
+    decision_id: randomUUID(),
+    timestamp: new Date().toISOString(),
+    operation,
+    input: { operation },
+    roles: null,
+    result: 'deny',
+    reasons: [reason],
+    role: null,
+    possession: null,
+    policy_revision: evaluator.policyRevision,
+    data_revision: evaluator.revision,
+    evaluation_ms: 0,
+    status: 401,
+  });
+}
+
+function send(log: DecisionLog, event: DecisionLogEvent): void {
   try {
     log(event);
   } catch (error) {

@@ -6,7 +6,11 @@ import type { RequestValidationError } from '../policy/request-validation-error'
 import type { AclOptions } from './acl-options';
 import { authorize, type ConfirmInput } from './authorize';
 import type { BearerJwtHandler } from './bearer-jwt';
+import { challengesOf, describe } from './challenge';
+import { logAuthenticationFailure } from './decision-log';
 import { filterAttributes } from './filter-attributes';
+import { insufficientScopeChallenge } from './scope-challenge';
+import { verificationRequest } from './verification-request';
 
 /** What an allowed request carries on to the route handler. */
 export interface RequestAuth {
@@ -26,7 +30,8 @@ export interface Guard {
 }
 
 /**
- * Verifies, decides and, on a deny, answers: 401 with an RFC 6750 challenge or 403, as JSON.
+ * Verifies, decides and, on a deny, answers: 401 with an RFC 6750 (and RFC 9449) challenge that
+ * says why, logged as a deny, or 403, as JSON.
  * Resolves to true when the request may go on, with `req.auth` set. With `anonymous`, the token is
  * not read: the request met none of the requirements the bearer scheme is part of.
  */
@@ -36,9 +41,11 @@ export async function guardRequest(guard: Guard, found: OperationMatch, req: Gua
   let payload: VerifiedPayload | undefined;
   if (found.operation.secured && header !== undefined) {
     try {
-      payload = await guard.handler(header);
-    } catch {
-      answerJson(res, 401, 'Unauthorized', 'the bearer token is invalid', 'Bearer error="invalid_token"');
+      payload = await guard.handler(header, verificationRequest(req));
+    } catch (error) {
+      const description = describe(error);
+      logAuthenticationFailure(guard.options.decisionLog, guard.evaluator, found.key, description);
+      answerJson(res, 401, 'Unauthorized', description, challengesOf(error));
       return false;
     }
   }
@@ -51,9 +58,10 @@ export async function guardRequest(guard: Guard, found: OperationMatch, req: Gua
   if (!decision.allow) {
     // RFC 6750, 3.1: a request without credentials gets the bare challenge, no error code.
     if (header === undefined) {
-      answerJson(res, 401, 'Unauthorized', 'this operation needs a bearer token', 'Bearer');
+      // Another verifier than bearerJwt's may come without the challenges.
+      answerJson(res, 401, 'Unauthorized', 'this operation needs a bearer token', guard.handler.challenges ?? ['Bearer']);
     } else {
-      answerJson(res, 403, 'Forbidden', decision.reasons.join('; '));
+      answerJson(res, 403, 'Forbidden', decision.reasons.join('; '), insufficientScopeChallenge(decision));
     }
     return false;
   }
@@ -68,8 +76,8 @@ export function answerRefusal(res: ServerResponse, error: RequestValidationError
   answerJson(res, error.status, 'BadRequest', error.message);
 }
 
-/** Answers with a JSON error (and an RFC 6750 challenge); a response already sent is left alone, as answering twice throws. */
-export function answerJson(res: ServerResponse, status: number, error: string, message: string, challenge?: string): void {
+/** Answers with a JSON error (and its WWW-Authenticate challenges); a response already sent is left alone, as answering twice throws. */
+export function answerJson(res: ServerResponse, status: number, error: string, message: string, challenge?: string | readonly string[]): void {
   if (res.headersSent) return;
   if (challenge !== undefined) res.setHeader('WWW-Authenticate', challenge);
   res.statusCode = status;

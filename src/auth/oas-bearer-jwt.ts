@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { ownProperty, type VerifiedPayload } from '../policy/build-input';
+import { claimPathSchema } from '../policy/claim-path';
 import { compileAcl } from '../policy/compile-acl';
 import { ConfigError } from '../policy/config-error';
 import { operationKey, type DataDocument, type OperationSpec } from '../policy/data-document';
@@ -10,11 +11,16 @@ import { readTarget } from '../policy/read-target';
 import { RequestValidationError } from '../policy/request-validation-error';
 import { aclOptionsShape, decisionOptions, type AclOptions } from './acl-options';
 import { authorize } from './authorize';
-import { AuthError } from './errors';
+import { attachChallenges, attachedChallenges, challengesOf, describe } from './challenge';
+import { logAuthenticationFailure } from './decision-log';
+import { AuthError, SecurityError } from './errors';
 import { filterAttributes } from './filter-attributes';
+import { insufficientScopeChallenge } from './scope-challenge';
+import { completeVerification, isPendingVerification, pendingChallenges, startCompletingVerifications } from './pending-verification';
 import { sameValues } from './same-values';
 import { operationSecurity, schemesWithoutBearer } from './security-alternatives';
 import { hostRoutes } from './oas-host-routes';
+import { verificationRequest } from './verification-request';
 
 type Request = IncomingMessage & { params?: Record<string, string>; originalUrl?: string };
 type Response = ServerResponse & { locals: { oas?: { security?: Record<string, unknown>; params?: Record<string, unknown>; body?: unknown; acl?: OasAcl } } };
@@ -95,6 +101,7 @@ export class BearerJWT {
     if (guards.length === 0) {
       throw new ConfigError(FILE, '$.acl', 'no permission declaration is given', 'pass acl: { <bearer scheme>: <declaration or file> } to use(), or x-acl-config in the security scheme');
     }
+    startCompletingVerifications();
     return new BearerJWT(guards, decisionOptions({ ...options, roleBinding }), oasFile);
   }
 
@@ -105,7 +112,7 @@ export class BearerJWT {
     // What to check for each method the route can be called with, worked out here, once.
     const checksByMethod = new Map(METHODS.map((method) => [method.toUpperCase(), this.checksFor(method, template, item)]));
     const decideRequest: Handler = (req, res, next) => void this.handle(checksByMethod.get(req.method ?? 'GET') ?? [], req, res, next);
-    const addChallenge: ErrorHandler = (error, req, res, next) => this.challenge(error, req, res, next);
+    const addChallenge: ErrorHandler = (error, req, res, next) => this.challenge(checksByMethod.get(req.method ?? 'GET') ?? [], template, error, req, res, next);
     // Every request walks the layers of the paths before its own, so each route gets one layer
     // for all its methods (app.route), not one per method, and one error layer.
     const methodsByRoute = hostRoutes(this.oasFile, item, path);
@@ -132,6 +139,13 @@ export class BearerJWT {
   private async handle(checks: Check[], req: Request, res: Response, next: Next): Promise<void> {
     // @oas-tools/core 3.1.0 calls next() again after its security step has sent a 401.
     if (res.headersSent) return;
+    let withoutCredentials: ReadonlyMap<string, readonly string[]> | undefined;
+    try {
+      if (hasPending(res.locals.oas?.security)) withoutCredentials = await completePending(res.locals.oas!.security!, req);
+    } catch (error) {
+      // The handler's SecurityError or JsonWebTokenError: the host answers 401, challenge() adds the header.
+      return next(error);
+    }
     try {
       if (checks.length > 0) readTarget(req.originalUrl ?? req.url ?? '/');
       const oas = res.locals.oas;
@@ -143,7 +157,12 @@ export class BearerJWT {
         const pending = authorize(guard.evaluator, { key, operation, pathParams: req.params ?? {} }, req, payload, this.options, confirm);
         const { decision, refused } = pending instanceof Promise ? await pending : pending;
         if (refused) return next(refused);
-        if (!decision.allow) return next(new AuthError(decision));
+        if (!decision.allow) {
+          const challenges = withoutCredentials?.get(guard.scheme);
+          // As @oas-tools/core answers a missing header for an http scheme: 401, not 403.
+          if (challenges !== undefined) return next(attachChallenges(new SecurityError('no credentials', 'this operation needs a bearer token'), challenges));
+          return next(new AuthError(decision));
+        }
         (res.locals.oas ??= {}).acl = toLocals(decision);
       }
       next();
@@ -153,14 +172,52 @@ export class BearerJWT {
     }
   }
 
-  /** RFC 6750 challenge on the 401s of the security step, which @oas-tools/core sends without one. */
-  private challenge(error: unknown, req: Request, res: Response, next: Next): void {
+  /**
+   * The challenge on the 401s of the security step (and of completed verifications), which
+   * @oas-tools/core sends without one, and their decision log event: those 401s are raised
+   * before the route layer, so this error layer is where they are seen. Also the RFC 6750
+   * insufficient_scope challenge on the 403 of a deny for scopes.
+   */
+  private challenge(checks: Check[], template: string, error: unknown, req: Request, res: Response, next: Next): void {
+    const scopeChallenge = error instanceof AuthError ? insufficientScopeChallenge(error.decision) : undefined;
+    if (scopeChallenge !== undefined && !res.headersSent) res.setHeader('WWW-Authenticate', scopeChallenge);
     const name = (error as { name?: unknown } | null)?.name;
     if (!res.headersSent && (name === 'SecurityError' || name === 'JsonWebTokenError')) {
-      res.setHeader('WWW-Authenticate', req.headers.authorization === undefined ? 'Bearer' : 'Bearer error="invalid_token"');
+      // The host's own SecurityError for a missing header carries no challenges and no description.
+      const withoutCredentials = attachedChallenges(error) === undefined && req.headers.authorization === undefined;
+      res.setHeader('WWW-Authenticate', withoutCredentials ? 'Bearer' : challengesOf(error));
+      const [check] = checks;
+      const evaluator = (check?.guard ?? this.guards[0]!).evaluator;
+      const operation = check?.key ?? operationKey(req.method ?? 'GET', template);
+      logAuthenticationFailure(this.options.decisionLog, evaluator, operation, withoutCredentials ? 'this operation needs a bearer token' : describe(error));
     }
     next(error);
   }
+}
+
+function hasPending(security: Record<string, unknown> | undefined): boolean {
+  for (const scheme in security) if (isPendingVerification(security[scheme])) return true;
+  return false;
+}
+
+/**
+ * Completes the verifications the security handlers left pending (see PendingVerification) and
+ * puts each payload in its place; a scheme whose request sent no credentials is removed, as not
+ * satisfied, and returned with the challenges of its 401.
+ */
+async function completePending(security: Record<string, unknown>, req: Request): Promise<Map<string, readonly string[]>> {
+  const withoutCredentials = new Map<string, readonly string[]>();
+  for (const [scheme, value] of Object.entries(security)) {
+    if (!isPendingVerification(value)) continue;
+    const payload = await completeVerification(value, verificationRequest(req));
+    if (payload !== undefined) {
+      security[scheme] = payload;
+    } else {
+      delete security[scheme];
+      withoutCredentials.set(scheme, pendingChallenges(value));
+    }
+  }
+  return withoutCredentials;
 }
 
 /** OpenAPI templates back from the Express form @oas-tools/core hands over (`/users/:id`). */
@@ -223,7 +280,7 @@ function toLocals(decision: Decision): OasAcl {
   return { attributes: decision.attributes, role: decision.role, possession: decision.possession, decision, filter: (data) => filterAttributes(data, decision.attributes) };
 }
 
-const documentConfigSchema = z.object({ acl: z.record(z.string(), z.unknown()).optional(), roleBinding: z.string().min(1).optional() }).strict();
+const documentConfigSchema = z.object({ acl: z.record(z.string(), z.unknown()).optional(), roleBinding: claimPathSchema('roleBinding').optional() }).strict();
 
 function readDocumentConfig(value: unknown, scheme: string): z.infer<typeof documentConfigSchema> {
   if (value === undefined) return {};

@@ -95,8 +95,8 @@ describe.each(EXPRESS)('%s', (_name, express) => {
   test('an invalid token: 401 with error="invalid_token"', async () => {
     const response = await request(url).get('/api/v1/users').set('Authorization', 'Bearer not.a.token');
     expect(response.status).toBe(401);
-    expect(response.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
-    expect(response.body).toEqual({ error: 'Unauthorized', message: 'the bearer token is invalid' });
+    expect(response.headers['www-authenticate']).toBe('Bearer error="invalid_token", error_description="the token is not a well-formed JWT"');
+    expect(response.body).toEqual({ error: 'Unauthorized', message: 'the token is not a well-formed JWT' });
     expect(ran).toEqual([]);
   });
 

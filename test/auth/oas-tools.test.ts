@@ -65,8 +65,8 @@ describe('use(BearerJWT, config, 2) with bearerJwt and jwtErrorHandler', () => {
   test('a bad token: 401 from jwtErrorHandler, with error="invalid_token"', async () => {
     expect(await call(host(), 'GET', '/users/3', 'Bearer a.b.c')).toEqual({
       status: 401,
-      challenge: 'Bearer error="invalid_token"',
-      body: { error: 'JsonWebTokenError', message: 'the bearer token is invalid' },
+      challenge: 'Bearer error="invalid_token", error_description="the token is not a well-formed JWT"',
+      body: { error: 'JsonWebTokenError', message: 'the token is not a well-formed JWT' },
     });
   });
 

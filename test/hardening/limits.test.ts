@@ -24,7 +24,7 @@ describe('Authorization header size', () => {
     const huge = `Bearer ${'a'.repeat(8193)}`;
     const response = await request(app).get('/api/v1/users').set('Authorization', huge);
     expect(response.status).toBe(401);
-    expect(response.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
+    expect(response.headers['www-authenticate']).toBe('Bearer error="invalid_token", error_description="the Authorization header is longer than 8192 bytes"');
   });
 });
 

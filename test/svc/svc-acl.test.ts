@@ -93,8 +93,8 @@ test('401 without a token (bare challenge) and with a bad one (invalid_token)', 
   expect(none.headers['www-authenticate']).toBe('Bearer');
   const bad = await request(url).delete('/api/account-service/delete-account?accountId=x').set('Authorization', 'Bearer x.y.z');
   expect(bad.status).toBe(401);
-  expect(bad.headers['www-authenticate']).toBe('Bearer error="invalid_token"');
-  expect(bad.body).toEqual({ error: 'Unauthorized', message: 'the bearer token is invalid' });
+  expect(bad.headers['www-authenticate']).toBe('Bearer error="invalid_token", error_description="the token is not a well-formed JWT"');
+  expect(bad.body).toEqual({ error: 'Unauthorized', message: 'the token is not a well-formed JWT' });
   expect(ran).toEqual([]);
 });
 
