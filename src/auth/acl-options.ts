@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { claimPathSchema } from '../policy/claim-path';
-import type { CheckOwnership } from '../policy/decide';
+import { claimPathSchema } from '../policy/request/claim-path';
+import type { CheckOwnership } from '../policy/evaluate/decide';
 import type { DecisionLog } from './decision-log';
 
 const fn = <T>(what: string) => z.custom<T>((value) => typeof value === 'function', { error: `${what} must be a function` });

@@ -1,8 +1,8 @@
-import type { VerifiedPayload } from '../policy/build-input';
-import { decide, type DecisionResult } from '../policy/decide';
-import { denied, type Evaluator, type PolicyInput } from '../policy/evaluator';
-import type { OperationMatch } from '../policy/match-operation';
-import { RequestValidationError } from '../policy/request-validation-error';
+import type { VerifiedPayload } from '../policy/request/build-input';
+import { decide, type DecisionResult } from '../policy/evaluate/decide';
+import { denied, type Evaluator, type PolicyInput } from '../policy/evaluate/evaluator';
+import type { OperationMatch } from '../policy/request/match-operation';
+import { RequestValidationError } from '../policy/request/request-validation-error';
 import type { AclOptions } from './acl-options';
 import { logDecision } from './decision-log';
 import { requestParts, type HttpRequest } from './request-parts';

@@ -1,7 +1,7 @@
 import { KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import { ConfigError } from '../policy/config-error';
-import { parseWith } from '../policy/parse-with';
+import { ConfigError } from '../policy/compile/config-error';
+import { parseWith } from '../policy/compile/parse-with';
 import { KNOWN_ALGORITHMS } from './algorithms';
 import type { IssuerVerifier } from './choose-issuer';
 import { dpopOptionsSchema, type DpopSettings } from './dpop-options';

@@ -1,6 +1,6 @@
 import { jwtVerify, type JWTVerifyGetKey, type JWTVerifyResult } from 'jose';
-import type { VerifiedPayload } from '../policy/build-input';
-import { deepFreeze, LruCache } from '../policy/lru-cache';
+import type { VerifiedPayload } from '../policy/request/build-input';
+import { deepFreeze, LruCache } from '../policy/evaluate/lru-cache';
 import { readBearerJwtConfig, type BearerJwtConfig } from './bearer-jwt-config';
 import { JsonWebTokenError } from './errors';
 import { issuerChooser, type IssuerVerifier } from './choose-issuer';

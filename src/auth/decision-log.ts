@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { DecisionResult } from '../policy/decide';
-import type { Evaluator, PolicyInput } from '../policy/evaluator';
+import type { DecisionResult } from '../policy/evaluate/decide';
+import type { Evaluator, PolicyInput } from '../policy/evaluate/evaluator';
 
 /** One decision, as sent to `decisionLog`. It never holds the token. */
 export interface DecisionLogEvent {

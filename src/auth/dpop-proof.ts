@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify } from 'jose';
-import type { VerifiedPayload } from '../policy/build-input';
+import type { VerifiedPayload } from '../policy/request/build-input';
 import type { DpopSettings } from './dpop-options';
 import { JsonWebTokenError } from './errors';
 import { ReplayCache } from './replay-cache';

@@ -1,4 +1,4 @@
-import type { Decision } from '../policy/evaluator';
+import type { Decision } from '../policy/evaluate/evaluator';
 import { tokenErrorDescription } from './token-error-description';
 
 /**

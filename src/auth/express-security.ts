@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import { ConfigError } from '../policy/config-error';
-import { answerWithin } from '../policy/answer-within';
-import type { OperationSpec } from '../policy/data-document';
+import { ConfigError } from '../policy/compile/config-error';
+import { answerWithin } from '../policy/evaluate/answer-within';
+import type { OperationSpec } from '../policy/compile/data-document';
 import { operationSecurity, type SecurityRequirement } from './security-alternatives';
 
 /** Checks one non-bearer scheme of the document (an API key, a session...): truthy means satisfied. */

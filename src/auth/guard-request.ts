@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { VerifiedPayload } from '../policy/build-input';
-import type { Decision, Evaluator } from '../policy/evaluator';
-import type { OperationMatch } from '../policy/match-operation';
-import type { RequestValidationError } from '../policy/request-validation-error';
+import type { VerifiedPayload } from '../policy/request/build-input';
+import type { Decision, Evaluator } from '../policy/evaluate/evaluator';
+import type { OperationMatch } from '../policy/request/match-operation';
+import type { RequestValidationError } from '../policy/request/request-validation-error';
 import type { AclOptions } from './acl-options';
 import { authorize, type ConfirmInput } from './authorize';
 import type { BearerJwtHandler } from './bearer-jwt';

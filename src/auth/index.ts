@@ -9,6 +9,6 @@ export type { RequestAuth } from './guard-request';
 export { jwtErrorHandler } from './jwt-error-handler';
 export { filterAttributes } from './filter-attributes';
 export { SecurityError, JsonWebTokenError, AuthError } from './errors';
-export { RequestValidationError } from '../policy/request-validation-error';
+export { RequestValidationError } from '../policy/request/request-validation-error';
 export type { AclOptions } from './acl-options';
 export type { DecisionLog, DecisionLogEvent } from './decision-log';

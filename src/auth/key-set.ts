@@ -1,7 +1,7 @@
 import { createPublicKey, KeyObject, type JsonWebKey } from 'node:crypto';
 import { createLocalJWKSet, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
-import { ConfigError } from '../policy/config-error';
+import { ConfigError } from '../policy/compile/config-error';
 import { algorithmsForKey } from './algorithms';
 import { displayUrl, fetchJsonBounded, MAX_DOCUMENT_BYTES, RemoteJsonError } from './fetch-json-bounded';
 

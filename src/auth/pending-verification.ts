@@ -1,4 +1,4 @@
-import type { VerifiedPayload } from '../policy/build-input';
+import type { VerifiedPayload } from '../policy/request/build-input';
 import { SecurityError } from './errors';
 import type { VerificationRequest } from './verification-request';
 

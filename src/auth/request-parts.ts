@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { ownProperty, type CookieValues, type QueryValues, type RequestParts } from '../policy/build-input';
-import { RequestValidationError } from '../policy/request-validation-error';
+import { ownProperty, type CookieValues, type QueryValues, type RequestParts } from '../policy/request/build-input';
+import { RequestValidationError } from '../policy/request/request-validation-error';
 
 /** What the adapters need of an Express request; kept structural so Express 4 and 5 both fit. */
 export interface HttpRequest {

@@ -1,8 +1,8 @@
-import type { OperationSpec, ParamSpec } from '../policy/data-document';
-import { paramKey } from '../policy/data-document';
-import type { PolicyInput } from '../policy/evaluator';
-import { RequestValidationError } from '../policy/request-validation-error';
-import { serializeBodyValue } from '../policy/serialize-param';
+import type { OperationSpec, ParamSpec } from '../policy/compile/data-document';
+import { paramKey } from '../policy/compile/data-document';
+import type { PolicyInput } from '../policy/evaluate/evaluator';
+import { RequestValidationError } from '../policy/request/request-validation-error';
+import { serializeBodyValue } from '../policy/request/serialize-param';
 
 /**
  * Refuses the request when the handler will get another value for an owned parameter than the

@@ -1,4 +1,4 @@
-import type { VerifiedPayload } from '../policy/build-input';
+import type { VerifiedPayload } from '../policy/request/build-input';
 import { readCredentials } from './authorization-header';
 import { attachChallenges, bareChallenges, failureChallenges, type SchemeOffer } from './challenge';
 import type { DpopSettings } from './dpop-options';

@@ -1,4 +1,4 @@
-import type { Decision } from '../policy/evaluator';
+import type { Decision } from '../policy/evaluate/evaluator';
 
 /**
  * The RFC 6750 (3.1) challenge of a 403 that the token's scopes caused: what to ask the

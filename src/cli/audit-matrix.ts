@@ -1,5 +1,5 @@
-import type { DataDocument } from '../policy/data-document';
-import { Evaluator, type PolicyInput } from '../policy/evaluator';
+import type { DataDocument } from '../policy/compile/data-document';
+import { Evaluator, type PolicyInput } from '../policy/evaluate/evaluator';
 
 export type Access = 'any' | 'own' | '-';
 

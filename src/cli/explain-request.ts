@@ -1,10 +1,10 @@
-import type { VerifiedPayload } from '../policy/build-input';
-import type { DataDocument } from '../policy/data-document';
-import { decide } from '../policy/decide';
-import { Evaluator, type Decision, type PolicyInput } from '../policy/evaluator';
-import { createOperationMatcher } from '../policy/match-operation';
-import { readTarget } from '../policy/read-target';
-import { RequestValidationError } from '../policy/request-validation-error';
+import type { VerifiedPayload } from '../policy/request/build-input';
+import type { DataDocument } from '../policy/compile/data-document';
+import { decide } from '../policy/evaluate/decide';
+import { Evaluator, type Decision, type PolicyInput } from '../policy/evaluate/evaluator';
+import { createOperationMatcher } from '../policy/request/match-operation';
+import { readTarget } from '../policy/request/read-target';
+import { RequestValidationError } from '../policy/request/request-validation-error';
 import { formatScopes } from './audit-matrix';
 import { UsageError } from './usage-error';
 

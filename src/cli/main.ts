@@ -2,9 +2,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseClaimPath } from '../policy/claim-path';
-import { compileAcl } from '../policy/compile-acl';
-import { ConfigError } from '../policy/config-error';
+import { parseClaimPath } from '../policy/request/claim-path';
+import { compileAcl } from '../policy/compile/compile-acl';
+import { ConfigError } from '../policy/compile/config-error';
 import { auditMatrix, formatMatrix } from './audit-matrix';
 import { explainRequest, formatExplanation } from './explain-request';
 import { UsageError } from './usage-error';

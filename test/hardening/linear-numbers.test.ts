@@ -3,7 +3,7 @@ import request from 'supertest';
 import { z } from 'zod';
 import { bearerJwt, bearerJwtAcl } from '../../src/auth';
 import { serializeBodyValue, serializeRequestValue, type ParamSpec, type SchemaType } from '../../src/policy';
-import { canonicalInteger, canonicalNumber } from '../../src/policy/canonical-number';
+import { canonicalInteger, canonicalNumber } from '../../src/policy/request/canonical-number';
 import { svcAcl, SvcApi, SvcContainer } from '../../src/svc';
 import { alternatingMedians } from '../helpers/alternating-medians';
 import { listen } from '../helpers/listen';

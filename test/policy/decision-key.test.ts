@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { decisionKey } from '../../src/policy/decision-key';
+import { decisionKey } from '../../src/policy/evaluate/decision-key';
 import type { PolicyInput } from '../../src/policy';
 
 // Strings made of the characters the key itself uses for lengths, counts and tags, so that a key

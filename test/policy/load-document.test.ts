@@ -1,9 +1,9 @@
 import fs, { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../../src/policy/config-error';
-import { loadDocument, type LoadedDocument } from '../../src/policy/load-document';
-import { resolveRefs } from '../../src/policy/resolve-refs';
+import { ConfigError } from '../../src/policy/compile/config-error';
+import { loadDocument, type LoadedDocument } from '../../src/policy/compile/load-document';
+import { resolveRefs } from '../../src/policy/compile/resolve-refs';
 
 let dir: string;
 beforeAll(() => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { LruCache } from '../../src/policy/lru-cache';
+import { LruCache } from '../../src/policy/evaluate/lru-cache';
 
 describe('LruCache', () => {
   test('never holds more than maxSize entries, and answers only what was last set for that key', () => {

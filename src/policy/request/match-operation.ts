@@ -1,4 +1,4 @@
-import type { OperationSpec } from './data-document';
+import type { OperationSpec } from '../compile/data-document';
 import { RequestValidationError } from './request-validation-error';
 import { compileSegment, matchSegment, type SegmentPattern } from './match-segment';
 

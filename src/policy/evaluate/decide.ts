@@ -1,6 +1,6 @@
-import { buildInput, type RequestParts, type VerifiedPayload } from './build-input';
-import { integerValue, numberValue } from './canonical-number';
-import { paramKey, type OperationSpec, type ParamSpec } from './data-document';
+import { buildInput, type RequestParts, type VerifiedPayload } from '../request/build-input';
+import { integerValue, numberValue } from '../request/canonical-number';
+import { paramKey, type OperationSpec, type ParamSpec } from '../compile/data-document';
 import type { Decision, Evaluator, PolicyInput } from './evaluator';
 import { answerWithin } from './answer-within';
 

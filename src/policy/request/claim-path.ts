@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError, jsonPath } from './config-error';
+import { ConfigError, jsonPath } from '../compile/config-error';
 
 /**
  * A claim path names a claim inside a JWT payload, for `roleBinding` and `x-acl-binding`:

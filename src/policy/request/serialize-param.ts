@@ -1,5 +1,5 @@
 import { canonicalInteger, canonicalNumber } from './canonical-number';
-import type { ParamSpec, SchemaType } from './data-document';
+import type { ParamSpec, SchemaType } from '../compile/data-document';
 
 /**
  * Ownership compares canonical strings: both the request value and the claim are read under the

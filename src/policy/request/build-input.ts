@@ -1,6 +1,6 @@
 import { claimPath, readClaim, type ClaimPath } from './claim-path';
-import { paramKey, type OperationSpec, type ParamSpec } from './data-document';
-import type { PolicyInput } from './evaluator';
+import { paramKey, type OperationSpec, type ParamSpec } from '../compile/data-document';
+import type { PolicyInput } from '../evaluate/evaluator';
 import { RequestValidationError } from './request-validation-error';
 import { serializeBodyValue, serializeClaimValue, serializeRequestValue } from './serialize-param';
 import { scopesForOperation } from './token-scopes';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadPolicy, loadPolicySync, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
-import type { DataDocument, Possession } from './data-document';
+import type { DataDocument, Possession } from '../compile/data-document';
 import { decisionKey } from './decision-key';
 import { deepFreeze, LruCache } from './lru-cache';
 import { policyWasmPath } from './policy-wasm-path';

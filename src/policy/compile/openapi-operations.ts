@@ -10,7 +10,7 @@ import {
   type ParamStyle,
   type SchemaType,
 } from './data-document';
-import { claimPathSchema, parseClaimPath } from './claim-path';
+import { claimPathSchema, parseClaimPath } from '../request/claim-path';
 import { parseWith } from './parse-with';
 import { scopeAlternatives } from './scope-requirements';
 

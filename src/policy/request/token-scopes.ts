@@ -1,5 +1,5 @@
 import type { VerifiedPayload } from './build-input';
-import type { OperationSpec } from './data-document';
+import type { OperationSpec } from '../compile/data-document';
 
 /** Each operation's scopes, each once, in the order the alternatives name them; worked out on first use. */
 const namedScopes = new WeakMap<OperationSpec, readonly string[]>();
