@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JWT, sign } from './demo-jwt.mjs';
 import { seedApi } from './svc/api.mjs';
-import { monthlyReport, transfersOf, users } from './users-api/store.mjs';
+import { usersRoutes } from './users-api/express-routes.mjs';
 
 const require = createRequire(import.meta.url);
 // Express 4, which @oas-tools/core 3.1 is built for (installed here under the alias express4).
@@ -57,25 +57,7 @@ function notFound(req, res) {
 function expressApp() {
   const app = express();
   app.use(bearerJwtAcl({ openapi: OPENAPI, handler: bearerJwt(JWT), acl: { bearerAuth: PERMISSIONS } }));
-  app.get('/api/v1/status', (_req, res) => res.json({ status: 'ok' }));
-  app.get('/api/v1/users', (req, res) => res.json([...users.values()].map((user) => req.auth.filter(user))));
-  app.get('/api/v1/users/:userId', (req, res) => {
-    const user = users.get(Number(req.params.userId));
-    if (!user) return res.status(404).json({ error: 'NotFound', message: 'no such user' });
-    res.json(req.auth.filter(user));
-  });
-  app.delete('/api/v1/users/:userId', (req, res) => {
-    users.delete(Number(req.params.userId));
-    res.status(204).end();
-  });
-  app.get('/api/v1/accounts/:accountId', (req, res) => res.json({ id: req.params.accountId, balance: 100 }));
-  app.get('/api/v1/transfers', (req, res) => res.json(transfersOf(req.query.accountId)));
-  app.get('/api/v1/users/:userId/reports/:year-:month', (req, res) => {
-    // Path parameters are owned, so bearerJwtAcl has already answered 400 to values that are not integers.
-    const report = monthlyReport(...[req.params.userId, req.params.year, req.params.month].map(Number));
-    if (!report) return res.status(404).json({ error: 'NotFound', message: 'no such user' });
-    res.json(report);
-  });
+  usersRoutes(app);
   app.use(notFound);
   return app;
 }

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { claimPathSchema } from '../policy/request/claim-path';
 import type { CheckOwnership } from '../policy/evaluate/decide';
+import type { PolicySource } from '../policy/evaluate/decision-source';
 import type { DecisionLog } from './decision-log';
+
+/** A policy source: anything with `connect(api)`, as bundleConsumer and remoteOpa return. */
+export const policySourceSchema = z.custom<PolicySource>((value) => typeof (value as { connect?: unknown } | null)?.connect === 'function', {
+  error: 'each policy source must be what bundleConsumer(...) or remoteOpa(...) returns (an object with connect(api))',
+});
 
 const fn = <T>(what: string) => z.custom<T>((value) => typeof value === 'function', { error: `${what} must be a function` });
 

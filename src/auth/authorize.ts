@@ -1,6 +1,7 @@
 import type { VerifiedPayload } from '../policy/request/build-input';
 import { decide, type DecisionResult } from '../policy/evaluate/decide';
-import { denied, type Evaluator, type PolicyInput } from '../policy/evaluate/evaluator';
+import type { DecisionSource } from '../policy/evaluate/decision-source';
+import { denied, type PolicyInput } from '../policy/evaluate/evaluator';
 import type { OperationMatch } from '../policy/request/match-operation';
 import { RequestValidationError } from '../policy/request/request-validation-error';
 import type { AclOptions } from './acl-options';
@@ -20,7 +21,7 @@ export type ConfirmInput = (input: PolicyInput) => RequestValidationError | unde
  * no ownership check has to be awaited, so the common path costs no extra turn of the event loop.
  */
 export function authorize(
-  evaluator: Evaluator,
+  evaluator: DecisionSource,
   match: OperationMatch,
   req: HttpRequest,
   payload: VerifiedPayload | undefined,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DecisionResult } from '../policy/evaluate/decide';
-import type { Evaluator, PolicyInput } from '../policy/evaluate/evaluator';
+import type { DecisionSource } from '../policy/evaluate/decision-source';
+import type { PolicyInput } from '../policy/evaluate/evaluator';
 
 /** One decision, as sent to `decisionLog`. It never holds the token. */
 export interface DecisionLogEvent {
@@ -26,7 +27,7 @@ export interface DecisionLogEvent {
 export type DecisionLog = (event: DecisionLogEvent) => void;
 
 /** A throwing logger must not change the answer, so its errors are reported and dropped. */
-export function logDecision(log: DecisionLog | undefined, evaluator: Evaluator, result: DecisionResult, startedAt: number): void {
+export function logDecision(log: DecisionLog | undefined, evaluator: DecisionSource, result: DecisionResult, startedAt: number): void {
   if (!log) return;
   const { decision, input } = result;
   const event: DecisionLogEvent = {
@@ -51,7 +52,7 @@ export function logDecision(log: DecisionLog | undefined, evaluator: Evaluator, 
  * with the same fields: no roles (the caller is not known), the refusal's description as the
  * reason, and `status: 401`. Nothing of the token is in it.
  */
-export function logAuthenticationFailure(log: DecisionLog | undefined, evaluator: Evaluator, operation: string, reason: string): void {
+export function logAuthenticationFailure(log: DecisionLog | undefined, evaluator: DecisionSource, operation: string, reason: string): void {
   if (!log) return;
   send(log, {
     decision_id: randomUUID(),

@@ -1,14 +1,16 @@
 import type { ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { compileApi } from '../policy/compile/compile-acl';
+import { compileApi, compileOperations } from '../policy/compile/compile-acl';
 import { ConfigError } from '../policy/compile/config-error';
+import type { OperationFacts } from '../policy/compile/data-document';
+import type { DecisionSource, PolicySource } from '../policy/evaluate/decision-source';
 import { Evaluator } from '../policy/evaluate/evaluator';
 import { createOperationMatcher, type OperationMatch } from '../policy/request/match-operation';
 import { parseWith } from '../policy/compile/parse-with';
 import { readTarget } from '../policy/request/read-target';
 import { RequestValidationError } from '../policy/request/request-validation-error';
 import { scopeListSchema } from '../policy/compile/scope-requirements';
-import { aclOptionsShape, decisionOptions, type AclOptions } from './acl-options';
+import { aclOptionsShape, decisionOptions, policySourceSchema, type AclOptions } from './acl-options';
 import type { BearerJwtHandler } from './bearer-jwt';
 import { answerJson, answerRefusal, guardRequest, type Guard, type GuardedRequest } from './guard-request';
 import { readSecurity, securityPlans, type SchemeCheck } from './express-security';
@@ -20,7 +22,12 @@ export interface BearerJwtAclOptions extends AclOptions {
   /** The verifier, from bearerJwt(config). */
   handler: BearerJwtHandler;
   /** `{ <schemeName>: declaration }`: one bearer scheme, its permission declaration (object or file). */
-  acl: Record<string, unknown>;
+  acl?: Record<string, unknown>;
+  /**
+   * In place of `acl`: `{ <schemeName>: source }`, decisions from a bundle (`bundleConsumer`) or a
+   * remote OPA (`remoteOpa`) instead of a local declaration.
+   */
+  policy?: Record<string, PolicySource>;
   /** Requests that match no operation of the document: 404 (the default) or passed on with next(). */
   unknownOperations?: 'deny' | 'pass';
   /**
@@ -36,6 +43,8 @@ export interface BearerJwtAclOptions extends AclOptions {
   requiredScopes?: string[];
 }
 
+const FILE = '<bearerJwtAcl options>';
+
 type Request = GuardedRequest & { baseUrl?: string };
 type Response = ServerResponse;
 
@@ -43,13 +52,21 @@ const optionsSchema = z
   .object({
     openapi: z.unknown(),
     handler: z.custom<BearerJwtHandler>((value) => typeof value === 'function', { error: 'handler must be the function bearerJwt(config) returns' }),
-    acl: z.record(z.string(), z.unknown()).refine((acl) => Object.keys(acl).length === 1, { error: 'acl must name exactly one security scheme: { <schemeName>: <declaration> }' }),
+    acl: z
+      .record(z.string(), z.unknown())
+      .refine((acl) => Object.keys(acl).length === 1, { error: 'acl must name exactly one security scheme: { <schemeName>: <declaration> }' })
+      .optional(),
+    policy: z
+      .record(z.string(), policySourceSchema)
+      .refine((policy) => Object.keys(policy).length === 1, { error: 'policy must name exactly one security scheme: { <schemeName>: <source> }' })
+      .optional(),
     unknownOperations: z.enum(['deny', 'pass']).default('deny'),
     otherSchemes: z.record(z.string(), z.custom<SchemeCheck>((value) => typeof value === 'function', { error: 'each scheme check must be a function (req) => boolean' })).default({}),
     requiredScopes: scopeListSchema.optional(),
     ...aclOptionsShape,
   })
-  .strict();
+  .strict()
+  .refine((options) => (options.acl === undefined) !== (options.policy === undefined), { error: 'give either acl (a local declaration) or policy (a bundle or remote OPA), exactly one of them' });
 
 /**
  * Express middleware (4 and 5) that guards the operations of an OpenAPI document: it matches the
@@ -57,19 +74,14 @@ const optionsSchema = z
  * JSON, or calls next() with `req.auth` set.
  */
 export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: Response, next: (error?: unknown) => void) => Promise<void> {
-  const config = parseWith(optionsSchema, options, '<bearerJwtAcl options>', [], 'see bearerJwtAcl in the README');
-  const [[scheme, declaration]] = Object.entries(config.acl) as [[string, unknown]];
-  const { data, document } = compileApi({ openapi: config.openapi, acl: declaration, scheme, strict: config.strict, requiredScopes: config.requiredScopes });
-  if (Object.values(data.operations).every((operation) => !operation.secured)) {
-    throw new ConfigError('<bearerJwtAcl options>', '$.acl', `no operation of the document requires the scheme ${scheme}`, 'add security: [{ <scheme>: [] }] to the document or its operations');
-  }
-  const evaluator = Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize });
-  const match = createOperationMatcher(data.operations);
-  const plans = securityPlans(document, data.operations, scheme, config.otherSchemes, '<bearerJwtAcl options>');
+  const config = parseWith(optionsSchema, options, FILE, [], 'see bearerJwtAcl in the README');
+  const { source, operations, document, scheme } = connectSource(config);
+  const match = createOperationMatcher(operations);
+  const plans = securityPlans(document, operations, scheme, config.otherSchemes, FILE);
   // Express matches paths in any case, so the guard does too.
   const prefixes = serverPrefixes(document.servers).map((prefix) => prefix.toLowerCase());
   const guard: Guard = {
-    evaluator,
+    evaluator: source,
     handler: config.handler,
     options: decisionOptions(config),
   };
@@ -106,6 +118,25 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
     if (reading === 'alternative') return next();
     if (await guardRequest(guard, found, req, res, reading === 'anonymous')) next();
   }
+}
+
+/** The adapter's operations and where their decisions come from: a local declaration compiled here, or a policy source. */
+function connectSource(config: z.infer<typeof optionsSchema>): { source: DecisionSource; operations: Record<string, OperationFacts>; document: Record<string, unknown>; scheme: string } {
+  const [[scheme, given]] = Object.entries(config.policy ?? config.acl!) as [[string, unknown]];
+  const at = config.policy ? '$.policy' : '$.acl';
+  if (config.policy) {
+    const { operations, document } = compileOperations({ openapi: config.openapi, scheme, requiredScopes: config.requiredScopes });
+    requireSecured(operations, scheme, at);
+    return { source: (given as PolicySource).connect({ scheme, operations, file: FILE }), operations, document, scheme };
+  }
+  const { data, document } = compileApi({ openapi: config.openapi, acl: given, scheme, strict: config.strict, requiredScopes: config.requiredScopes });
+  requireSecured(data.operations, scheme, at);
+  return { source: Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize }), operations: data.operations, document, scheme };
+}
+
+function requireSecured(operations: Record<string, OperationFacts>, scheme: string, at: string): void {
+  if (Object.values(operations).some((operation) => operation.secured)) return;
+  throw new ConfigError(FILE, at, `no operation of the document requires the scheme ${scheme}`, 'add security: [{ <scheme>: [] }] to the document or its operations');
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ConfigError } from '../policy/compile/config-error';
 import { answerWithin } from '../policy/evaluate/answer-within';
-import type { OperationSpec } from '../policy/compile/data-document';
+import type { OperationFacts } from '../policy/compile/data-document';
 import { operationSecurity, type SecurityRequirement } from './security-alternatives';
 
 /** Checks one non-bearer scheme of the document (an API key, a session...): truthy means satisfied. */
@@ -26,7 +26,7 @@ const CHECK_TIMEOUT_MS = 5000;
  * need the bearer scheme alone have none (the fast path). Empty requirements (`{}`, optional
  * authentication) are no alternative: such requests are decided, as anonymous without a token.
  */
-export function securityPlans(document: Record<string, unknown>, operations: Record<string, OperationSpec>, bearer: string, checks: Record<string, SchemeCheck>, file: string): Map<string, SecurityPlan> {
+export function securityPlans(document: Record<string, unknown>, operations: Record<string, OperationFacts>, bearer: string, checks: Record<string, SchemeCheck>, file: string): Map<string, SecurityPlan> {
   const schemes = (document.components as { securitySchemes?: Record<string, unknown> } | undefined)?.securitySchemes ?? {};
   for (const name of Object.keys(checks)) {
     if (name === bearer || !Object.hasOwn(schemes, name)) {

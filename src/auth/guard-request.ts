@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { VerifiedPayload } from '../policy/request/build-input';
-import type { Decision, Evaluator } from '../policy/evaluate/evaluator';
+import type { DecisionSource } from '../policy/evaluate/decision-source';
+import type { Decision } from '../policy/evaluate/evaluator';
 import type { OperationMatch } from '../policy/request/match-operation';
 import type { RequestValidationError } from '../policy/request/request-validation-error';
 import type { AclOptions } from './acl-options';
@@ -24,7 +25,7 @@ export interface RequestAuth {
 export type GuardedRequest = IncomingMessage & { originalUrl?: string; body?: unknown; auth?: RequestAuth };
 
 export interface Guard {
-  evaluator: Evaluator;
+  evaluator: DecisionSource;
   handler: BearerJwtHandler;
   options: AclOptions;
 }
@@ -55,6 +56,10 @@ export async function guardRequest(guard: Guard, found: OperationMatch, req: Gua
     answerRefusal(res, refused);
     return false;
   }
+  if (decision.unavailable) {
+    answerUnavailable(res, decision);
+    return false;
+  }
   if (!decision.allow) {
     // RFC 6750, 3.1: a request without credentials gets the bare challenge, no error code.
     if (header === undefined) {
@@ -74,6 +79,13 @@ export async function guardRequest(guard: Guard, found: OperationMatch, req: Gua
 /** 400 for a request the guard will not decide on because it can be read more than one way. */
 export function answerRefusal(res: ServerResponse, error: RequestValidationError): void {
   answerJson(res, error.status, 'BadRequest', error.message);
+}
+
+/** 503: nothing could decide (no bundle yet, data too old, OPA unreachable); the client may retry. */
+export function answerUnavailable(res: ServerResponse, decision: Decision): void {
+  if (res.headersSent) return;
+  res.setHeader('Retry-After', String(decision.unavailable?.retryAfterSeconds ?? 1));
+  answerJson(res, 503, 'ServiceUnavailable', decision.reasons.join('; '));
 }
 
 /** Answers with a JSON error (and its WWW-Authenticate challenges); a response already sent is left alone, as answering twice throws. */

@@ -2,19 +2,21 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
 import { ownProperty, type VerifiedPayload } from '../policy/request/build-input';
 import { claimPathSchema } from '../policy/request/claim-path';
-import { compileAcl } from '../policy/compile/compile-acl';
+import { compileAcl, compileOperations } from '../policy/compile/compile-acl';
 import { ConfigError } from '../policy/compile/config-error';
-import { operationKey, type DataDocument, type OperationSpec } from '../policy/compile/data-document';
+import { operationKey, type OperationFacts } from '../policy/compile/data-document';
+import type { DecisionSource } from '../policy/evaluate/decision-source';
 import { denied, Evaluator, type Decision, type PolicyInput } from '../policy/evaluate/evaluator';
 import { parseWith } from '../policy/compile/parse-with';
 import { readTarget } from '../policy/request/read-target';
 import { RequestValidationError } from '../policy/request/request-validation-error';
-import { aclOptionsShape, decisionOptions, type AclOptions } from './acl-options';
+import { aclOptionsShape, decisionOptions, policySourceSchema, type AclOptions } from './acl-options';
 import { authorize } from './authorize';
 import { attachChallenges, attachedChallenges, challengesOf, describe } from './challenge';
 import { logAuthenticationFailure } from './decision-log';
 import { AuthError, SecurityError } from './errors';
 import { filterAttributes } from './filter-attributes';
+import { answerUnavailable } from './guard-request';
 import { insufficientScopeChallenge } from './scope-challenge';
 import { completeVerification, isPendingVerification, pendingChallenges, startCompletingVerifications } from './pending-verification';
 import { sameValues } from './same-values';
@@ -44,15 +46,15 @@ export interface OasAcl {
 
 interface Guard {
   scheme: string;
-  data: DataDocument;
-  evaluator: Evaluator;
+  operations: Record<string, OperationFacts>;
+  evaluator: DecisionSource;
 }
 
 /** One guard's operation for a route and method. */
 interface Check {
   guard: Guard;
   key: string;
-  operation: OperationSpec;
+  operation: OperationFacts;
   /** Schemes whose success means an alternative without this guard's scheme was met. */
   alternatives: ReadonlySet<string>;
 }
@@ -63,6 +65,7 @@ const FILE = '<BearerJWT config>';
 const configSchema = z
   .object({
     acl: z.record(z.string(), z.unknown(), { error: 'acl must map scheme names to permission declarations' }).optional(),
+    policy: z.record(z.string(), policySourceSchema, { error: 'policy must map scheme names to policy sources' }).optional(),
     ...aclOptionsShape,
   })
   .passthrough();
@@ -90,16 +93,27 @@ export class BearerJWT {
     let roleBinding = options.roleBinding;
     for (const [scheme, definition] of Object.entries(schemes)) {
       const inDocument = readDocumentConfig(definition['x-acl-config'], scheme);
+      const source = options.policy?.[scheme];
       const declaration = options.acl?.[scheme] ?? inDocument.acl?.[scheme];
-      if (declaration === undefined) continue;
+      if (source !== undefined && options.acl?.[scheme] !== undefined) {
+        throw new ConfigError(FILE, `$.policy.${scheme}`, `the scheme ${scheme} has both a declaration in acl and a source in policy`, 'give one of them');
+      }
+      if (source === undefined && declaration === undefined) continue;
       roleBinding ??= inDocument.roleBinding;
-      const data = compileAcl({ openapi, acl: declaration, scheme, strict: options.strict });
-      guards.push({ scheme, data, evaluator: await Evaluator.create(data, { decisionCacheSize: options.decisionCacheSize }) });
+      if (source !== undefined) {
+        const { operations } = compileOperations({ openapi, scheme });
+        guards.push({ scheme, operations, evaluator: source.connect({ scheme, operations, file: FILE }) });
+      } else {
+        const data = compileAcl({ openapi, acl: declaration, scheme, strict: options.strict });
+        guards.push({ scheme, operations: data.operations, evaluator: await Evaluator.create(data, { decisionCacheSize: options.decisionCacheSize }) });
+      }
     }
-    const unknown = Object.keys(options.acl ?? {}).filter((scheme) => !(scheme in schemes));
-    if (unknown.length > 0) throw new ConfigError(FILE, `$.acl.${unknown[0]}`, `the document has no security scheme ${unknown[0]}`, `use one of: ${Object.keys(schemes).join(', ')}`);
+    for (const option of ['acl', 'policy'] as const) {
+      const unknown = Object.keys(options[option] ?? {}).filter((scheme) => !(scheme in schemes));
+      if (unknown.length > 0) throw new ConfigError(FILE, `$.${option}.${unknown[0]}`, `the document has no security scheme ${unknown[0]}`, `use one of: ${Object.keys(schemes).join(', ')}`);
+    }
     if (guards.length === 0) {
-      throw new ConfigError(FILE, '$.acl', 'no permission declaration is given', 'pass acl: { <bearer scheme>: <declaration or file> } to use(), or x-acl-config in the security scheme');
+      throw new ConfigError(FILE, '$.acl', 'no permission declaration is given', 'pass acl: { <bearer scheme>: <declaration or file> } (or policy: { <bearer scheme>: <source> }) to use(), or x-acl-config in the security scheme');
     }
     startCompletingVerifications();
     return new BearerJWT(guards, decisionOptions({ ...options, roleBinding }), oasFile);
@@ -128,8 +142,8 @@ export class BearerJWT {
   private checksFor(method: string, template: string, item: unknown): Check[] {
     const checks: Check[] = [];
     for (const guard of this.guards) {
-      const key = findKey(guard.data, method, template);
-      const operation = key === undefined ? undefined : guard.data.operations[key];
+      const key = findKey(guard.operations, method, template);
+      const operation = key === undefined ? undefined : guard.operations[key];
       if (key === undefined || !operation?.secured) continue;
       checks.push({ guard, key, operation, alternatives: schemesWithoutBearer(operationSecurity(this.oasFile, item, operation.method), guard.scheme) });
     }
@@ -157,6 +171,7 @@ export class BearerJWT {
         const pending = authorize(guard.evaluator, { key, operation, pathParams: req.params ?? {} }, req, payload, this.options, confirm);
         const { decision, refused } = pending instanceof Promise ? await pending : pending;
         if (refused) return next(refused);
+        if (decision.unavailable) return answerUnavailable(res, decision);
         if (!decision.allow) {
           const challenges = withoutCredentials?.get(guard.scheme);
           // As @oas-tools/core answers a missing header for an http scheme: 401, not 403.
@@ -251,11 +266,11 @@ function checkRoutableNames(paths: Record<string, unknown>): void {
   }
 }
 
-function findKey(data: DataDocument, method: string, template: string): string | undefined {
+function findKey(operations: Record<string, OperationFacts>, method: string, template: string): string | undefined {
   const key = operationKey(method, template);
-  if (data.operations[key]) return key;
+  if (operations[key]) return key;
   // Express answers HEAD with the GET route.
-  return method.toUpperCase() === 'HEAD' && data.operations[operationKey('GET', template)] ? operationKey('GET', template) : undefined;
+  return method.toUpperCase() === 'HEAD' && operations[operationKey('GET', template)] ? operationKey('GET', template) : undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { OperationSpec, ParamSpec } from '../policy/compile/data-document';
+import type { OperationFacts, ParamSpec } from '../policy/compile/data-document';
 import { paramKey } from '../policy/compile/data-document';
 import type { PolicyInput } from '../policy/evaluate/evaluator';
 import { RequestValidationError } from '../policy/request/request-validation-error';
@@ -11,7 +11,7 @@ import { serializeBodyValue } from '../policy/request/serialize-param';
  * and reading label and matrix styles its own way; a SvcApi method gets its argument through its
  * zod schema, which may transform it. `handlerValue` gives the value as the handler will see it.
  */
-export function sameValues(operation: OperationSpec, input: PolicyInput, handlerValue: (param: ParamSpec) => unknown, handler: string): RequestValidationError | undefined {
+export function sameValues(operation: OperationFacts, input: PolicyInput, handlerValue: (param: ParamSpec) => unknown, handler: string): RequestValidationError | undefined {
   for (const param of Object.values(operation.params)) {
     const decided = input.params?.[paramKey(param)];
     // Nothing sent: the host may fill in a default, but an absent value owns nothing, so the decision does not rest on it.

@@ -1,13 +1,14 @@
 import { z } from 'zod';
-import { aclOptionsShape, decisionOptions, type AclOptions } from '../auth/acl-options';
+import { aclOptionsShape, decisionOptions, policySourceSchema, type AclOptions } from '../auth/acl-options';
 import type { BearerJwtHandler } from '../auth/bearer-jwt';
 import { answerRefusal, guardRequest, type Guard } from '../auth/guard-request';
 import { sameValues } from '../auth/same-values';
 import { ownProperty } from '../policy/request/build-input';
 import { claimPathSchema } from '../policy/request/claim-path';
-import { compileAcl } from '../policy/compile/compile-acl';
+import { compileAcl, compileOperations } from '../policy/compile/compile-acl';
 import { ConfigError } from '../policy/compile/config-error';
-import { operationKey } from '../policy/compile/data-document';
+import { operationKey, type OperationFacts } from '../policy/compile/data-document';
+import type { DecisionSource, PolicySource } from '../policy/evaluate/decision-source';
 import { Evaluator, type PolicyInput } from '../policy/evaluate/evaluator';
 import type { OperationMatch } from '../policy/request/match-operation';
 import { parseWith } from '../policy/compile/parse-with';
@@ -24,7 +25,12 @@ export interface SvcAclOptions extends AclOptions {
   /** The verifier, from bearerJwt(config). */
   handler: BearerJwtHandler;
   /** The permission declaration (object or JSON/YAML file); resources are route paths such as `/api/user-service/get-user`. */
-  acl: unknown;
+  acl?: unknown;
+  /**
+   * In place of `acl`: decisions from a bundle (`bundleConsumer`) or a remote OPA (`remoteOpa`),
+   * whose data was compiled for this API's OpenAPI description (`svcApi.openapi()`), scheme `bearerAuth`.
+   */
+  policy?: PolicySource;
   /** `{ "<instance>.<method>": { <argument field>: <claim path> } }`: the fields `own` grants compare with claims. */
   owners?: Record<string, Record<string, string>>;
 }
@@ -37,14 +43,16 @@ const FILE = '<svcAcl options>';
 const optionsSchema = z
   .object({
     handler: z.custom<BearerJwtHandler>((value) => typeof value === 'function', { error: 'handler must be the function bearerJwt(config) returns' }),
-    acl: z.unknown().refine((acl) => acl !== undefined, { error: 'acl is required' }),
+    acl: z.unknown(),
+    policy: policySourceSchema.optional(),
     owners: z
       .record(z.string(), z.record(z.string(), claimPathSchema('an owners claim')))
       .refine((owners) => Object.keys(owners).every((key) => /^[^.]+\.[^.]+$/.test(key)), { error: 'owners keys are "<instance>.<method>"' })
       .default({}),
     ...aclOptionsShape,
   })
-  .strict();
+  .strict()
+  .refine((options) => (options.acl === undefined) !== (options.policy === undefined), { error: 'give either acl (a local declaration) or policy (a bundle or remote OPA), exactly one of them' });
 
 /**
  * An interceptor that guards SvcApi routes with a bearer JWT and the policy: register it with
@@ -78,15 +86,24 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
   };
   interceptor[BIND_TO_API] = (openapi, routes) => {
     const described = withOwners(withBearerScheme(openapi), config.owners, routes);
-    const data = compileAcl({ openapi: described, acl: config.acl, scheme: SCHEME, strict: config.strict });
-    guard = { evaluator: Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize }), handler: config.handler, options: decisionOptions(config) };
+    const { source, operations: compiled } = connectSource(config, described);
+    guard = { evaluator: source, handler: config.handler, options: decisionOptions(config) };
     for (const route of routes) {
       const key = operationKey(route.httpMethod, route.path);
-      const operation = data.operations[key];
+      const operation = compiled[key];
       if (operation) operations.set(route, { key, operation, pathParams: NO_PATH_PARAMS });
     }
   };
   return interceptor;
+}
+
+function connectSource(config: z.infer<typeof optionsSchema>, openapi: RoutesOpenApi): { source: DecisionSource; operations: Record<string, OperationFacts> } {
+  if (config.policy) {
+    const { operations } = compileOperations({ openapi, scheme: SCHEME });
+    return { source: config.policy.connect({ scheme: SCHEME, operations, file: FILE }), operations };
+  }
+  const data = compileAcl({ openapi, acl: config.acl, scheme: SCHEME, strict: config.strict });
+  return { source: Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize }), operations: data.operations };
 }
 
 function withBearerScheme(openapi: RoutesOpenApi): RoutesOpenApi {

@@ -1,5 +1,5 @@
 import { ConfigError } from './config-error';
-import type { OperationFacts } from './openapi-operations';
+import type { OperationFacts } from './data-document';
 
 const ANONYMOUS_DEFAULT_WARNING = 'SVCGATE_ANONYMOUS_DEFAULT';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readRoles } from './acl-declaration';
 import { reportAnonymousDefault } from './anonymous-default';
 import { findBearerScheme } from './bearer-scheme';
-import { DATA_SCHEMA_VERSION, type DataDocument } from './data-document';
+import { DATA_SCHEMA_VERSION, type DataDocument, type OperationFacts } from './data-document';
 import { loadDocument } from './load-document';
 import { readOperations } from './openapi-operations';
 import { withGrants } from './operation-grants';
@@ -36,12 +36,7 @@ export function compileAcl(options: CompileAclOptions): DataDocument {
 
 /** compileAcl, also giving the $ref-resolved OpenAPI document (adapters read its servers). */
 export function compileApi(options: CompileAclOptions): { data: DataDocument; document: Record<string, unknown> } {
-  const api = loadDocument(options.openapi, 'OpenAPI document');
-  const doc = resolveRefs(api) as Record<string, unknown>;
-  const scheme = findBearerScheme(doc, api.file, options.scheme);
-  const requiredScopes = options.requiredScopes === undefined ? [] : readScopeList(options.requiredScopes, '<compileAcl options>', ['requiredScopes']);
-  const facts = readOperations(doc, api.file, scheme, requiredScopes);
-
+  const { scheme, operations: facts, document } = compileOperations(options);
   const acl = loadDocument(options.acl, 'ACL');
   const declared = readRoles(acl.value, acl.file, new Set(Object.values(facts).map((operation) => operation.resource)));
   const anonymousDefault = !Object.hasOwn(declared.roles, 'anonymous');
@@ -51,5 +46,19 @@ export function compileApi(options: CompileAclOptions): { data: DataDocument; do
 
   const content = { schema_version: DATA_SCHEMA_VERSION, scheme, anonymous_default: anonymousDefault, roles, operations };
   const data = { ...content, revision: createHash('sha256').update(JSON.stringify(content)).digest('hex').slice(0, 16) };
-  return { data, document: doc };
+  return { data, document };
+}
+
+export type CompileOperationsOptions = Pick<CompileAclOptions, 'openapi' | 'scheme' | 'requiredScopes'>;
+
+/**
+ * The operations of the document as the request side reads them, without any ACL: what an
+ * adapter routes on when its decisions come from a bundle or a remote OPA.
+ */
+export function compileOperations(options: CompileOperationsOptions): { scheme: string; operations: Record<string, OperationFacts>; document: Record<string, unknown> } {
+  const api = loadDocument(options.openapi, 'OpenAPI document');
+  const document = resolveRefs(api) as Record<string, unknown>;
+  const scheme = findBearerScheme(document, api.file, options.scheme);
+  const requiredScopes = options.requiredScopes === undefined ? [] : readScopeList(options.requiredScopes, '<compileAcl options>', ['requiredScopes']);
+  return { scheme, operations: readOperations(document, api.file, scheme, requiredScopes), document };
 }

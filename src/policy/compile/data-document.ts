@@ -61,6 +61,9 @@ export interface OperationSpec {
   grants: Record<string, OperationGrants>;
 }
 
+/** What the OpenAPI document says of an operation, before the ACL adds its grants; all the request side needs. */
+export type OperationFacts = Omit<OperationSpec, 'grants'>;
+
 export interface RoleSpec {
   /** `$extend` as declared: the roles whose grants this one also holds. */
   extends: string[];

@@ -4,7 +4,7 @@ import {
   operationKey,
   paramKey,
   type Action,
-  type OperationSpec,
+  type OperationFacts,
   type ParamLocation,
   type ParamSpec,
   type ParamStyle,
@@ -42,9 +42,6 @@ const parameterSchema = z.object({
 type Parameter = z.infer<typeof parameterSchema>;
 
 const securitySchema = z.array(z.record(z.string(), z.array(z.string())));
-
-/** An operation as the document describes it; the compiler adds what the ACL grants there. */
-export type OperationFacts = Omit<OperationSpec, 'grants'>;
 
 /**
  * Every operation of a ($ref-resolved) OpenAPI document, as the policy sees it. `requiredScopes`

@@ -1,7 +1,6 @@
 import type { DeclaredRoles, ResourceGrants } from './acl-declaration';
 import { openedByAnonymousDefault } from './anonymous-default';
-import { ACTIONS, POSSESSIONS, type Action, type OperationGrants, type OperationSpec, type Possession } from './data-document';
-import type { OperationFacts } from './openapi-operations';
+import { ACTIONS, POSSESSIONS, type Action, type OperationGrants, type OperationFacts, type OperationSpec, type Possession } from './data-document';
 
 /** The declaration's `<action>:<possession>` keys, built once rather than for every role and operation. */
 const GRANT_KEYS = Object.fromEntries(ACTIONS.map((action) => [action, Object.fromEntries(POSSESSIONS.map((possession) => [possession, `${action}:${possession}`]))])) as Record<

@@ -1,7 +1,8 @@
 import { buildInput, type RequestParts, type VerifiedPayload } from '../request/build-input';
 import { integerValue, numberValue } from '../request/canonical-number';
-import { paramKey, type OperationSpec, type ParamSpec } from '../compile/data-document';
-import type { Decision, Evaluator, PolicyInput } from './evaluator';
+import { paramKey, type OperationFacts, type ParamSpec } from '../compile/data-document';
+import type { Decision, PolicyInput } from './evaluator';
+import type { DecisionSource } from './decision-source';
 import { answerWithin } from './answer-within';
 
 /**
@@ -38,32 +39,43 @@ export interface DecisionResult {
  * the policy is asked first without ownership results; only if it answers that `own` was granted
  * (and `any` was not) and the token has the scopes the operation needs are the checks run and
  * the policy asked again with their results.
- * Without checks to run the answer is immediate (no promise), which the adapters' hot path uses;
- * `await` works on both.
+ * Without checks to run and with a local source the answer is immediate (no promise), which the
+ * adapters' hot path uses; `await` works on both.
  */
 export function decide(
-  evaluator: Evaluator,
+  source: DecisionSource,
   key: string,
-  operation: OperationSpec,
+  operation: OperationFacts,
   request: RequestParts,
   payload: VerifiedPayload | undefined,
   options: DecideOptions = {},
 ): DecisionResult | Promise<DecisionResult> {
-  const { checkOwnership } = options;
   const input = buildInput(key, operation, request, payload, options.roleBinding);
-  if (checkOwnership) input.checks = {};
-  const first = evaluator.evaluate(input);
+  if (options.checkOwnership) input.checks = {};
+  const first = source.evaluate(input);
+  return first instanceof Promise ? first.then((decision) => checkedIfOwned(source, decision, operation, input, payload, options)) : checkedIfOwned(source, first, operation, input, payload, options);
+}
+
+function checkedIfOwned(
+  source: DecisionSource,
+  first: Decision,
+  operation: OperationFacts,
+  input: PolicyInput,
+  payload: VerifiedPayload | undefined,
+  options: DecideOptions,
+): DecisionResult | Promise<DecisionResult> {
+  const { checkOwnership } = options;
   // Ownership cannot make up for a missing scope, so checkOwnership is not asked then.
   if (first.allow || first.possession !== 'own' || first.scopes.length > 0 || !checkOwnership || payload === undefined) return { decision: first, input };
 
   const timeoutMs = options.checkOwnershipTimeoutMs ?? DEFAULT_CHECK_OWNERSHIP_TIMEOUT_MS;
-  return runChecks(checkOwnership, timeoutMs, operation, input, payload).then((checks) => {
+  return runChecks(checkOwnership, timeoutMs, operation, input, payload).then(async (checks) => {
     const checked: PolicyInput = { ...input, checks };
-    return { decision: evaluator.evaluate(checked), input: checked };
+    return { decision: await source.evaluate(checked), input: checked };
   });
 }
 
-async function runChecks(check: CheckOwnership, timeoutMs: number, operation: OperationSpec, input: PolicyInput, payload: VerifiedPayload): Promise<Record<string, boolean>> {
+async function runChecks(check: CheckOwnership, timeoutMs: number, operation: OperationFacts, input: PolicyInput, payload: VerifiedPayload): Promise<Record<string, boolean>> {
   const owned = Object.values(operation.params).filter((param) => param.owned);
   const results = await Promise.all(
     owned.map(async (param) => {

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { loadPolicy, loadPolicySync, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
 import type { DataDocument, Possession } from '../compile/data-document';
 import { decisionKey } from './decision-key';
+import type { DecisionSource } from './decision-source';
 import { deepFreeze, LruCache } from './lru-cache';
 import { policyWasmPath } from './policy-wasm-path';
 
@@ -37,6 +38,11 @@ export interface Decision {
   scopes: string[];
   /** Why the request was denied; empty when allowed. */
   reasons: string[];
+  /**
+   * Set on a deny because nothing could decide (no bundle activated yet, data older than
+   * `maxAge`, a remote OPA unreachable): the adapters answer 503 with `Retry-After`.
+   */
+  unavailable?: { retryAfterSeconds: number };
 }
 
 const ENTRYPOINT = 'svcgate/authz/decision';
@@ -48,6 +54,8 @@ const encoder = new TextEncoder();
 const MAX_CACHED_KEY = 2048;
 
 export interface EvaluatorOptions {
+  /** policy.wasm to evaluate, e.g. from a bundle; default the one built with the package. */
+  policy?: Uint8Array;
   /**
    * How many decisions to remember, keyed by the whole input (operation, roles, serialized
    * parameters and claims, ownership results, scopes) and dropped when the data changes. Default 10,000;
@@ -56,51 +64,71 @@ export interface EvaluatorOptions {
   decisionCacheSize?: number;
 }
 
-let shipped: { bytes: Buffer; revision: string } | undefined;
+interface PolicyBytes {
+  bytes: Uint8Array;
+  revision: string;
+}
+
+let shipped: PolicyBytes | undefined;
 
 /** Read once per process; a missing file is a start-up error that says how to build it. */
-function readPolicy(): { bytes: Buffer; revision: string } {
+function readPolicy(): PolicyBytes {
   if (shipped) return shipped;
   const file = policyWasmPath();
   if (!existsSync(file)) throw new Error(`svcgate: ${file} is missing; build it with 'npm run policies:build'`);
-  const bytes = readFileSync(file);
-  shipped = { bytes, revision: createHash('sha256').update(bytes).digest('hex').slice(0, 16) };
+  shipped = policyBytes(readFileSync(file));
   return shipped;
+}
+
+function policyBytes(bytes: Uint8Array): PolicyBytes {
+  return { bytes, revision: createHash('sha256').update(bytes).digest('hex').slice(0, 16) };
+}
+
+function chosenPolicy(options: EvaluatorOptions): PolicyBytes {
+  return options.policy === undefined ? readPolicy() : policyBytes(options.policy);
 }
 
 export function denied(reason: string): Decision {
   return { allow: false, attributes: [], role: null, possession: null, scopes: [], reasons: [reason] };
 }
 
+/** A deny because nothing can decide now; the adapters answer 503 with this `Retry-After`. */
+export function unavailable(reason: string, retryAfterSeconds: number): Decision {
+  return { ...denied(reason), unavailable: { retryAfterSeconds } };
+}
+
 /**
  * Evaluates the one fixed policy (policy.wasm) against one data document.
  * `evaluate` never throws: any error on the way to a decision is a deny with a reason.
  */
-export class Evaluator {
+export class Evaluator implements DecisionSource {
   private cache: LruCache<string, Decision>;
 
   private constructor(
     private policy: LoadedPolicy,
     private current: DataDocument,
     private readonly cacheSize: number,
+    private readonly wasm: PolicyBytes,
   ) {
     this.cache = new LruCache(cacheSize);
   }
 
   static async create(data: DataDocument, options: EvaluatorOptions = {}): Promise<Evaluator> {
     const text = dataText(data);
-    return new Evaluator(withData(await loadPolicy(readPolicy().bytes, memoryFor(text)), text), data, options.decisionCacheSize ?? 10_000);
+    const wasm = chosenPolicy(options);
+    return new Evaluator(withData(await loadPolicy(wasm.bytes, memoryFor(text)), text), data, options.decisionCacheSize ?? 10_000, wasm);
   }
 
   /** For adapters that are created synchronously and must fail at start-up, not on a request. */
   static createSync(data: DataDocument, options: EvaluatorOptions = {}): Evaluator {
     const text = dataText(data);
-    return new Evaluator(withData(loadPolicySync(readPolicy().bytes, memoryFor(text)), text), data, options.decisionCacheSize ?? 10_000);
+    const wasm = chosenPolicy(options);
+    return new Evaluator(withData(loadPolicySync(wasm.bytes, memoryFor(text)), text), data, options.decisionCacheSize ?? 10_000, wasm);
   }
 
   /** A hash of policy.wasm, so decision logs say which policy decided. */
   get policyRevision(): string {
-    return readPolicy().revision;
+    return this.wasm.revision;
   }
 
   get data(): DataDocument {
@@ -132,7 +160,7 @@ export class Evaluator {
   /** Loads new data into a fresh instance, then swaps; evaluations in between use the old data. */
   async setData(data: DataDocument): Promise<void> {
     const text = dataText(data);
-    const next = withData(await loadPolicy(readPolicy().bytes, memoryFor(text)), text);
+    const next = withData(await loadPolicy(this.wasm.bytes, memoryFor(text)), text);
     this.policy = next;
     this.current = data;
     this.cache = new LruCache(this.cacheSize);

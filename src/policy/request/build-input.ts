@@ -1,5 +1,5 @@
 import { claimPath, readClaim, type ClaimPath } from './claim-path';
-import { paramKey, type OperationSpec, type ParamSpec } from '../compile/data-document';
+import { paramKey, type OperationFacts, type ParamSpec } from '../compile/data-document';
 import type { PolicyInput } from '../evaluate/evaluator';
 import { RequestValidationError } from './request-validation-error';
 import { serializeBodyValue, serializeClaimValue, serializeRequestValue } from './serialize-param';
@@ -42,7 +42,7 @@ const ROLE: ClaimPath = ['role'];
  */
 export function buildInput(
   key: string,
-  operation: OperationSpec,
+  operation: OperationFacts,
   request: RequestParts,
   payload: VerifiedPayload | undefined,
   roleBinding = 'role',

@@ -1,18 +1,18 @@
-import type { OperationSpec } from '../compile/data-document';
+import type { OperationFacts } from '../compile/data-document';
 import { RequestValidationError } from './request-validation-error';
 import { compileSegment, matchSegment, type SegmentPattern } from './match-segment';
 
 export interface OperationMatch {
   /** The operation's key in the data document, e.g. `GET /users/{userId}`. */
   key: string;
-  operation: OperationSpec;
+  operation: OperationFacts;
   /** Percent-decoded path parameter values by template name. */
   pathParams: Record<string, string>;
 }
 
 interface Route {
   key: string;
-  operation: OperationSpec;
+  operation: OperationFacts;
   segments: SegmentPattern[];
   paramCount: number;
   literalLength: number;
@@ -32,7 +32,7 @@ export type OperationMatcher = (method: string, pathname: string) => OperationMa
  * every request its app would serve. A segment that Express could split more than one way
  * (`/dates/{year}-{month}-{day}` given `2024-01-02-03`) is refused rather than guessed.
  */
-export function createOperationMatcher(operations: Record<string, OperationSpec>): OperationMatcher {
+export function createOperationMatcher(operations: Record<string, OperationFacts>): OperationMatcher {
   const routes = Object.entries(operations)
     .map(([key, operation]) => toRoute(key, operation))
     .sort((a, b) => a.paramCount - b.paramCount || b.literalLength - a.literalLength);
@@ -65,7 +65,7 @@ export function createOperationMatcher(operations: Record<string, OperationSpec>
   };
 }
 
-function toRoute(key: string, operation: OperationSpec): Route {
+function toRoute(key: string, operation: OperationFacts): Route {
   const parts = operation.path.split('/').slice(1);
   // A template's trailing `/` is optional, as a request's is: Express matches `/admin/` as `/admin`.
   if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();

@@ -1,15 +1,15 @@
 import type { VerifiedPayload } from './build-input';
-import type { OperationSpec } from '../compile/data-document';
+import type { OperationFacts } from '../compile/data-document';
 
 /** Each operation's scopes, each once, in the order the alternatives name them; worked out on first use. */
-const namedScopes = new WeakMap<OperationSpec, readonly string[]>();
+const namedScopes = new WeakMap<OperationFacts, readonly string[]>();
 
 /**
  * The token's scopes that the operation's scope alternatives name, for the policy input: the
  * policy compares nothing else, and leaving out the rest keeps the input small and lets tokens
  * that differ only in unrelated scopes share decisions in the cache.
  */
-export function scopesForOperation(operation: OperationSpec, payload: VerifiedPayload | undefined): string[] {
+export function scopesForOperation(operation: OperationFacts, payload: VerifiedPayload | undefined): string[] {
   let named = namedScopes.get(operation);
   if (named === undefined) {
     named = [...new Set(operation.scopes.flat())];
