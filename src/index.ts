@@ -1,3 +1,4 @@
 export * from './policy';
 export * from './auth';
 export * from './svc';
+export * from './fleet';

@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import { parseWith } from '../policy/compile/parse-with';
+import type { BundleEvent } from './bundle-consumer';
+import { verificationKey, type BundleVerification, type VerificationKey } from './bundle-signature';
+
+export interface BundleConsumerOptions {
+  /** Where the bundle is served (`http(s)://.../bundle.tar.gz`): any static server or object store that sends ETags. */
+  url: string;
+  /** Names the bundle in the status, decision logs (`bundles.<name>.revision`) and the persisted copy. Default `svcgate`. */
+  name?: string;
+  /** Sent with every download, e.g. `{ authorization: 'Bearer ...' }` for a private bucket. */
+  headers?: Record<string, string>;
+  /** Seconds between checks, chosen at random between the two each time (OPA's default: 60 and 120). */
+  polling?: { minDelaySeconds?: number; maxDelaySeconds?: number };
+  /** With it, only bundles signed with this key (OPA's .signatures.json) are activated. */
+  verification?: BundleVerification;
+  /** A folder where the last good bundle is kept, so that a restart without the server boots from it. */
+  persistDir?: string;
+  /** When no check of the server has succeeded for this long, guarded requests get 503 (fail closed). Default: no limit. */
+  maxAgeSeconds?: number;
+  /** For each download, connecting to the last byte. Default 30,000. */
+  timeoutMs?: number;
+  /** The largest bundle accepted, compressed. Default 64 MiB. */
+  maxBytes?: number;
+  /** Decisions remembered per activated bundle; default 10,000, 0 for none. */
+  decisionCacheSize?: number;
+  /** Called on every activation, unchanged check and failure. */
+  onUpdate?: (event: BundleEvent) => void;
+}
+
+export interface ConsumerSettings {
+  url: URL;
+  name: string;
+  headers: Record<string, string>;
+  polling: { minDelaySeconds: number; maxDelaySeconds: number };
+  verification: VerificationKey | undefined;
+  persistDir: string | undefined;
+  maxAgeSeconds: number | undefined;
+  timeoutMs: number;
+  maxBytes: number;
+  decisionCacheSize: number | undefined;
+  onUpdate: ((event: BundleEvent) => void) | undefined;
+}
+
+const FILE = '<bundleConsumer options>';
+// Node's timers hold at most 2^31 - 1 ms.
+const MAX_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+const seconds = (name: string) =>
+  z
+    .number({ error: `${name} must be a number of seconds` })
+    .positive({ error: `${name} must be positive` })
+    .max(MAX_SECONDS, { error: `${name} must be at most ${MAX_SECONDS} seconds` });
+
+const schema = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'url must be an http or https URL' }),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, { error: 'name must be 1 to 64 letters, digits, _ or - (it names a folder under persistDir)' })
+      .default('svcgate'),
+    headers: z.record(z.string(), z.string()).default({}),
+    polling: z
+      .object({ minDelaySeconds: seconds('minDelaySeconds').default(60), maxDelaySeconds: seconds('maxDelaySeconds').default(120) })
+      .strict()
+      .refine((polling) => polling.minDelaySeconds <= polling.maxDelaySeconds, { error: 'minDelaySeconds must not be above maxDelaySeconds' })
+      .default({ minDelaySeconds: 60, maxDelaySeconds: 120 }),
+    verification: z
+      .object({ key: z.custom<BundleVerification['key']>((value) => value !== undefined && value !== null, { error: 'verification.key is required' }), algorithm: z.string().optional(), keyId: z.string().optional(), scope: z.string().optional() })
+      .strict()
+      .optional(),
+    persistDir: z.string().min(1).optional(),
+    maxAgeSeconds: seconds('maxAgeSeconds').optional(),
+    timeoutMs: z.number().int().positive().max(2 ** 31 - 1).default(30_000),
+    maxBytes: z.number().int().positive().default(64 * 1024 * 1024),
+    decisionCacheSize: z.number().int().nonnegative().optional(),
+    onUpdate: z.custom<(event: BundleEvent) => void>((value) => typeof value === 'function', { error: 'onUpdate must be a function' }).optional(),
+  })
+  .strict();
+
+export function bundleConsumerOptions(options: BundleConsumerOptions): ConsumerSettings {
+  const parsed = parseWith(schema, options, FILE, [], 'see bundleConsumer in the README');
+  const verification = parsed.verification && verificationKey(parsed.verification as BundleVerification, FILE, '$.verification');
+  return { ...parsed, verification, persistDir: parsed.persistDir, maxAgeSeconds: parsed.maxAgeSeconds, decisionCacheSize: parsed.decisionCacheSize, onUpdate: parsed.onUpdate, url: new URL(parsed.url) };
+}

@@ -1,0 +1,99 @@
+import type { DataDocument } from '../policy/compile/data-document';
+import { BundleError } from './bundle-error';
+import { verifyFiles, type VerificationKey } from './bundle-signature';
+import { dataDocumentSchema } from './data-document-schema';
+import { readTarGz } from './tar-gz';
+
+export interface ReadBundleOptions {
+  /** With it, only a bundle signed with this key is read; without it, a signed bundle is refused, as OPA refuses one. */
+  verification?: VerificationKey;
+  /** Bytes once decompressed; default 256 MiB (the 1,000 x 1,000 example ACL is 23 MiB of JSON). */
+  maxBytes?: number;
+}
+
+export interface Bundle {
+  manifest: { revision: string; roots: string[] };
+  data: DataDocument;
+  /** policy.wasm, or undefined when the bundle has none (the package's own is used then). */
+  wasm: Uint8Array | undefined;
+  /** Every file of the bundle. */
+  files: string[];
+  signed: boolean;
+}
+
+const MAX_FILES = 1000;
+
+/**
+ * Reads, verifies and checks a bundle: the archive within limits, the signature over every file,
+ * a manifest whose roots hold `svcgate`, and svcgate's data document at `data.svcgate.acl`.
+ * Throws BundleError, whose message says what to fix, on anything else.
+ */
+export async function readBundle(bytes: Uint8Array, options: ReadBundleOptions = {}): Promise<Bundle> {
+  const files = await readTarGz(bytes, { maxBytes: options.maxBytes ?? 256 * 1024 * 1024, maxFiles: MAX_FILES });
+  const signatures = files.get('.signatures.json');
+  files.delete('.signatures.json');
+  if (options.verification !== undefined) {
+    if (signatures === undefined) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', 'the bundle is not signed, and a verification key is configured');
+    await verifyFiles(signatures, files, options.verification);
+  } else if (signatures !== undefined) {
+    throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', 'the bundle is signed but no verification key is configured; give verification: { key } to check it');
+  }
+  for (const name of files.keys()) {
+    if (!knownFile(name)) throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the bundle holds ${name}; svcgate reads .manifest, data.json, policy.wasm and .rego files only`);
+  }
+  return {
+    manifest: readManifest(files.get('.manifest')),
+    data: readData(files),
+    wasm: files.get('policy.wasm'),
+    files: [...files.keys(), ...(signatures ? ['.signatures.json'] : [])],
+    signed: signatures !== undefined,
+  };
+}
+
+function knownFile(name: string): boolean {
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  return name === '.manifest' || name === 'policy.wasm' || base === 'data.json' || base.endsWith('.rego');
+}
+
+function readManifest(bytes: Buffer | undefined): Bundle['manifest'] {
+  if (bytes === undefined) return { revision: '', roots: [''] };
+  const manifest = parseJson(bytes, '.manifest') as { revision?: unknown; roots?: unknown } | null;
+  const revision = manifest?.revision ?? '';
+  const roots = manifest?.roots ?? [''];
+  if (typeof revision !== 'string' || !Array.isArray(roots) || !roots.every((root) => typeof root === 'string')) {
+    throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', '.manifest must hold { "revision": "<string>", "roots": ["<path>", ...] }');
+  }
+  if (!roots.some((root) => root === '' || root === 'svcgate' || root === 'svcgate/acl')) {
+    throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', `the manifest's roots ${JSON.stringify(roots)} do not hold svcgate; the data must be under data.svcgate.acl`);
+  }
+  return { revision, roots: roots as string[] };
+}
+
+/** Each data.json sits at its folder's path in `data` (OPA's layout); svcgate's document is `data.svcgate.acl`. */
+function readData(files: Map<string, Buffer>): DataDocument {
+  let found: unknown;
+  for (const [name, bytes] of files) {
+    if (name !== 'data.json' && !name.endsWith('/data.json')) continue;
+    const at = name === 'data.json' ? [] : name.slice(0, -'/data.json'.length).split('/');
+    const document = [...at].reverse().reduce<unknown>((inner, key) => ({ [key]: inner }), parseJson(bytes, name));
+    const acl = (document as { svcgate?: { acl?: unknown } } | null)?.svcgate?.acl;
+    if (acl === undefined) continue;
+    if (found !== undefined) throw new BundleError('ERR_SVCGATE_BUNDLE_DATA', 'the bundle holds data.svcgate.acl in more than one data.json');
+    found = acl;
+  }
+  if (found === undefined) throw new BundleError('ERR_SVCGATE_BUNDLE_DATA', 'the bundle has no data.svcgate.acl; build it with `svcgate bundle`');
+  const parsed = dataDocumentSchema.safeParse(found);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new BundleError('ERR_SVCGATE_BUNDLE_DATA', `data.svcgate.acl is not svcgate's data document: at ${issue.path.join('.') || 'the top'}, ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+function parseJson(bytes: Buffer, name: string): unknown {
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    throw new BundleError('ERR_SVCGATE_BUNDLE_DATA', `${name} is not UTF-8 JSON`);
+  }
+}

@@ -1,0 +1,44 @@
+import type { DataDocument } from '../policy/compile/data-document';
+import { signFiles, type BundleSigning } from './bundle-signature';
+import { writeTarGz } from './tar-gz';
+
+export interface WriteBundleOptions {
+  data: DataDocument;
+  /** policy.wasm; the reader evaluates it in-process. */
+  wasm: Uint8Array;
+  /** The Rego source by file name (e.g. `svcgate/authz/policy.rego`): what OPA itself evaluates. */
+  rego: Record<string, string>;
+  /** The manifest's revision; default the data document's revision. */
+  revision?: string;
+  signing?: BundleSigning;
+}
+
+/** The bundle's roots: svcgate owns `data.svcgate` (its policy and its data), and nothing else. */
+export const BUNDLE_ROOTS = ['svcgate'];
+
+/**
+ * An OPA bundle that both OPA and svcgate's consumer activate: `.manifest`, `data.json`
+ * (`{"svcgate":{"acl": <data document>}}`), the Rego source, `policy.wasm` and, when signing,
+ * `.signatures.json`. The manifest declares no Wasm entrypoint, so an OPA built without a Wasm
+ * runtime (as `go install` builds it) evaluates the Rego, and svcgate evaluates the Wasm built
+ * from the same Rego.
+ */
+export async function writeBundle(options: WriteBundleOptions): Promise<Buffer> {
+  const json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8');
+  const files = new Map<string, Uint8Array>([
+    ['.manifest', json({ revision: options.revision ?? options.data.revision, roots: BUNDLE_ROOTS })],
+    ['data.json', json({ svcgate: { acl: options.data } })],
+    ...Object.entries(options.rego).map(([name, source]): [string, Uint8Array] => [name, Buffer.from(source, 'utf8')]),
+    ['policy.wasm', options.wasm],
+  ]);
+  const signed = options.signing ? new Map([...files, ['.signatures.json', Buffer.from(await signFiles(files, options.signing), 'utf8')]]) : files;
+  // OPA reads .manifest and .signatures.json before the other files; they come first.
+  const order = ['.signatures.json', '.manifest'];
+  const names = [...signed.keys()].sort((a, b) => rank(a, order) - rank(b, order));
+  return writeTarGz(names.map((name) => ({ name, bytes: signed.get(name)! })));
+}
+
+function rank(name: string, first: string[]): number {
+  const index = first.indexOf(name);
+  return index === -1 ? first.length : index;
+}

@@ -1,0 +1,42 @@
+import type { OperationFacts } from '../policy/compile/data-document';
+
+/** Enough to see what is wrong without flooding a log with a whole API. */
+const MAX_LISTED = 10;
+
+/** The part of an API that decides which requests reach which operation. */
+export interface ApiShape {
+  scheme: string;
+  operations: Record<string, OperationFacts>;
+}
+
+/**
+ * How a bundle's data differs from the API an adapter serves: the scheme, operations only on one
+ * side, and the facts of an operation (parameters, bindings, scopes...) that the two compiled
+ * differently. Empty when the bundle decides exactly the operations the adapter routes to.
+ */
+export function operationDifferences(api: ApiShape, data: ApiShape): string[] {
+  const differences: string[] = [];
+  if (data.scheme !== api.scheme) differences.push(`the bundle guards the scheme ${data.scheme}, the API ${api.scheme}`);
+  for (const key of Object.keys(api.operations)) {
+    const compiled = Object.hasOwn(data.operations, key) ? data.operations[key] : undefined;
+    if (compiled === undefined) differences.push(`${key} is in the OpenAPI document but not in the bundle`);
+    else differences.push(...factDifferences(key, api.operations[key]!, compiled));
+  }
+  for (const key of Object.keys(data.operations)) {
+    if (!Object.hasOwn(api.operations, key)) differences.push(`${key} is in the bundle but not in the OpenAPI document`);
+  }
+  if (differences.length <= MAX_LISTED) return differences;
+  return [...differences.slice(0, MAX_LISTED), `and ${differences.length - MAX_LISTED} more`];
+}
+
+function factDifferences(key: string, expected: OperationFacts, compiled: OperationFacts): string[] {
+  const fields = Object.keys(expected) as (keyof OperationFacts)[];
+  return fields.filter((field) => canonical(expected[field]) !== canonical(compiled[field])).map((field) => `${key}: ${field} differs`);
+}
+
+/** JSON with object keys sorted, so that the same facts compare equal whatever order they were written in. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item !== null && typeof item === 'object' && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
+  );
+}

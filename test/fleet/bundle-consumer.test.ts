@@ -1,0 +1,201 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import express from 'express';
+import request from 'supertest';
+import { generateKeyPair, exportPKCS8, exportSPKI } from 'jose';
+import { bearerJwt, bearerJwtAcl } from '../../src/auth';
+import { bundleConsumer, type BundleConsumer, type BundleConsumerOptions, type BundleEvent } from '../../src/fleet';
+import { ConfigError } from '../../src/policy';
+import { BundleServer } from '../helpers/bundle-server';
+import { EXAMPLE_OPENAPI, exampleBundle, type Permissions } from '../helpers/bundles';
+import { HS256, token } from '../helpers/tokens';
+
+const FAST = { minDelaySeconds: 0.05, maxDelaySeconds: 0.1 };
+/** v2 takes `read:own` on users away from the user role. */
+const withoutUserRead = (permissions: Permissions) => {
+  delete permissions.user!['/users/{userId}']!['read:own'];
+};
+
+let server: BundleServer;
+const consumers: BundleConsumer[] = [];
+const folders: string[] = [];
+
+beforeEach(async () => {
+  server = new BundleServer();
+  await server.start();
+});
+
+afterEach(async () => {
+  for (const consumer of consumers.splice(0)) consumer.close();
+  await server.dispose();
+  for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+type Waiter = <T extends BundleEvent['type']>(type: T) => Promise<Extract<BundleEvent, { type: T }>>;
+
+function consumer(options: Partial<BundleConsumerOptions> = {}): { policy: BundleConsumer; events: BundleEvent[]; next: Waiter } {
+  const events: BundleEvent[] = [];
+  const waiting: { type: BundleEvent['type']; resolve: (event: BundleEvent) => void }[] = [];
+  const policy = bundleConsumer({
+    url: server.url('bundle.tar.gz'),
+    polling: FAST,
+    ...options,
+    onUpdate: (event) => {
+      events.push(event);
+      for (const waiter of waiting.filter((candidate) => candidate.type === event.type)) {
+        waiting.splice(waiting.indexOf(waiter), 1);
+        waiter.resolve(event);
+      }
+    },
+  });
+  consumers.push(policy);
+  const next = ((type: BundleEvent['type']) => new Promise<BundleEvent>((resolve) => waiting.push({ type, resolve }))) as Waiter;
+  return { policy, events, next };
+}
+
+function guardedApp(policy: BundleConsumer): express.Express {
+  const app = express();
+  app.get('/healthz', policy.health);
+  app.use(bearerJwtAcl({ openapi: EXAMPLE_OPENAPI, handler: bearerJwt(HS256), policy: { bearerAuth: policy } }));
+  app.use((_req, res) => res.json({ ok: true }));
+  return app;
+}
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'svcgate-persist-'));
+  folders.push(dir);
+  return dir;
+}
+
+const userOwning1 = () => token({ role: 'user', userId: 1 });
+
+describe('bundleConsumer', () => {
+  test('before the first activation guarded requests get 503 with Retry-After and the health probe says not ready', async () => {
+    const { policy, next } = consumer();
+    const app = guardedApp(policy);
+    await next('failed');
+    const answer = await request(app).get('/api/v1/users/1').set('Authorization', `Bearer ${await userOwning1()}`);
+    expect(answer.status).toBe(503);
+    expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(answer.body).toEqual({ error: 'ServiceUnavailable', message: 'no policy bundle has been activated yet' });
+    const health = await request(app).get('/healthz');
+    expect(health.status).toBe(503);
+    expect(health.body).toMatchObject({ ready: false, revision: null, lastError: { code: 'ERR_SVCGATE_BUNDLE_DOWNLOAD' } });
+    expect(health.body.lastError.message).toContain('answered 404');
+  });
+
+  test('activates a published bundle, answers 304 polls without downloading again, and switches to a new revision', async () => {
+    const { policy, next } = consumer();
+    const app = guardedApp(policy);
+    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1' }));
+    const activated = await next('activated');
+    expect(activated.status).toMatchObject({ ready: true, revision: 'v1', activatedFrom: 'server', lastError: null });
+    const user = await userOwning1();
+    expect((await request(app).get('/api/v1/users/1').set('Authorization', `Bearer ${user}`)).status).toBe(200);
+    expect((await request(app).get('/api/v1/users/2').set('Authorization', `Bearer ${user}`)).status).toBe(403);
+
+    await next('unchanged');
+    expect(server.log.filter((line) => line === '304 /bundle.tar.gz').length).toBeGreaterThan(0);
+    expect(server.log.filter((line) => line === '200 /bundle.tar.gz')).toHaveLength(1);
+
+    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v2', edit: withoutUserRead }));
+    expect((await next('activated')).status.revision).toBe('v2');
+    expect((await request(app).get('/api/v1/users/1').set('Authorization', `Bearer ${user}`)).status).toBe(403);
+    expect(policy.bundles).toEqual({ svcgate: { revision: 'v2' } });
+    expect((await request(app).get('/healthz')).body).toMatchObject({ ready: true, revision: 'v2' });
+  });
+
+  test('keeps the last good bundle when the server goes away, and says why in the status', async () => {
+    const { policy, next } = consumer();
+    const app = guardedApp(policy);
+    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1' }));
+    await next('activated');
+    await server.stop();
+    const failed = await next('failed');
+    expect(failed.status).toMatchObject({ ready: true, revision: 'v1' });
+    expect(failed.error.message).toMatch(/cannot be reached \(ECONNREFUSED\)/);
+    expect((await request(app).get('/api/v1/users/1').set('Authorization', `Bearer ${await userOwning1()}`)).status).toBe(200);
+  });
+
+  test('with a verification key, refuses an unsigned bundle and one signed with another key, keeping the last good', async () => {
+    const { publicKey, privateKey } = await generateKeyPair('RS256', { extractable: true });
+    const other = await generateKeyPair('RS256', { extractable: true });
+    const signing = { key: await exportPKCS8(privateKey), algorithm: 'RS256' as const };
+    const { policy, next } = consumer({ verification: { key: await exportSPKI(publicKey), algorithm: 'RS256' } });
+    const app = guardedApp(policy);
+
+    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'unsigned' }));
+    expect((await next('failed')).status.revision).toBeNull();
+    expect((await request(app).get('/api/v1/users/1').set('Authorization', `Bearer ${await userOwning1()}`)).status).toBe(503);
+
+    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1', signing }));
+    expect((await next('activated')).status.revision).toBe('v1');
+
+    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'forged', edit: withoutUserRead, signing: { key: await exportPKCS8(other.privateKey), algorithm: 'RS256' } }));
+    const refused = await next('failed');
+    expect(refused.status.revision).toBe('v1');
+    expect(refused.error.code).toMatch(/^ERR_SVCGATE_BUNDLE/);
+    expect((await request(app).get('/api/v1/users/1').set('Authorization', `Bearer ${await userOwning1()}`)).status).toBe(200);
+  });
+
+  test('refuses a bundle compiled for other operations and lists the differences', async () => {
+    const { policy, next } = consumer();
+    guardedApp(policy);
+    const otherApi = {
+      openapi: '3.0.3',
+      info: { title: 'other', version: '1' },
+      security: [{ bearerAuth: [] }],
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+      paths: { '/users/{userId}': { get: { parameters: [{ name: 'userId', in: 'path', required: true, schema: { type: 'string' } }] } } },
+    };
+    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'other', openapi: otherApi, edit: (permissions) => {
+      for (const role of Object.values(permissions)) for (const resource of Object.keys(role)) if (resource !== '/users/{userId}' && resource !== '$extend') delete role[resource];
+      delete permissions.admin!['users/:userId'];
+    } }));
+    const failed = await next('failed');
+    expect(failed.error.code).toBe('ERR_SVCGATE_BUNDLE_OPERATIONS');
+    expect(failed.error.message).toContain('GET /users is in the OpenAPI document but not in the bundle');
+    expect(failed.error.message).toContain('GET /users/{userId}: params differs');
+    expect(failed.status.ready).toBe(false);
+  });
+
+  test('persists the last good bundle and boots from it when the server is unreachable', async () => {
+    const persistDir = tempDir();
+    const first = consumer({ persistDir });
+    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1' }));
+    await first.next('activated');
+    first.policy.close();
+    await server.stop();
+
+    const restarted = consumer({ persistDir });
+    const app = guardedApp(restarted.policy);
+    const activated = await restarted.next('activated');
+    expect(activated.status).toMatchObject({ revision: 'v1', activatedFrom: 'persisted' });
+    expect((await request(app).get('/api/v1/users/1').set('Authorization', `Bearer ${await userOwning1()}`)).status).toBe(200);
+    expect((await restarted.next('failed')).status).toMatchObject({ ready: true, revision: 'v1' });
+  });
+
+  test('fails closed with 503 once no check has succeeded for maxAgeSeconds', async () => {
+    const { policy, next } = consumer({ maxAgeSeconds: 0.3 });
+    const app = guardedApp(policy);
+    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1' }));
+    await next('activated');
+    const user = await userOwning1();
+    expect((await request(app).get('/api/v1/users/1').set('Authorization', `Bearer ${user}`)).status).toBe(200);
+    await server.stop();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const answer = await request(app).get('/api/v1/users/1').set('Authorization', `Bearer ${user}`);
+    expect(answer.status).toBe(503);
+    expect(answer.body.message).toMatch(/not been checked for more than 0.3 s/);
+    expect(answer.headers['retry-after']).toBeDefined();
+    expect((await request(app).get('/healthz')).status).toBe(503);
+  });
+
+  test('bad options are start-up errors that name the option', () => {
+    expect(() => bundleConsumer({ url: 'ftp://example.test/b.tar.gz' })).toThrow(ConfigError);
+    expect(() => bundleConsumer({ url: 'http://127.0.0.1/b', polling: { minDelaySeconds: 10, maxDelaySeconds: 5 } })).toThrow(/minDelaySeconds must not be above maxDelaySeconds/);
+    expect(() => bundleConsumer({ url: 'http://127.0.0.1/b', name: '../etc' })).toThrow(/\$\.name/);
+    expect(() => bundleConsumer({ url: 'http://127.0.0.1/b', maxAge: 5 } as never)).toThrow(/maxAge/);
+  });
+});
