@@ -1,0 +1,196 @@
+import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { BundleError, readBundle, verificationKey, writeBundle, type SigningAlgorithm } from '../../src/fleet';
+import { compareUtf8 } from '../../src/fleet/bundle-hash';
+import { readTarGz, writeTarGz } from '../../src/fleet/tar-gz';
+import { ConfigError } from '../../src/policy';
+import { policyWasmPath } from '../../src/policy/evaluate/policy-wasm-path';
+import { exampleBundle, exampleData } from '../helpers/bundles';
+import { OPA, opaDecision, startOpa } from '../helpers/opa-server';
+
+const ROOT = join(__dirname, '../..');
+const dir = mkdtempSync(join(tmpdir(), 'svcgate-bundle-format-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const HS_SECRET = 'a-bundle-signing-secret-of-32-bytes!';
+const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const pem = (key: { export: (options: { type: 'pkcs8' | 'spki'; format: 'pem' }) => string | Buffer }, type: 'pkcs8' | 'spki') => key.export({ type, format: 'pem' }).toString();
+const KEYS: Record<'HS256' | 'RS256' | 'ES256', { signing: string; verifying: string }> = {
+  HS256: { signing: HS_SECRET, verifying: HS_SECRET },
+  RS256: { signing: pem(rsa.privateKey, 'pkcs8'), verifying: pem(rsa.publicKey, 'spki') },
+  ES256: { signing: pem(ec.privateKey, 'pkcs8'), verifying: pem(ec.publicKey, 'spki') },
+};
+
+function verifier(algorithm: SigningAlgorithm, key: string, keyId?: string) {
+  return { verification: verificationKey({ key, algorithm, keyId }, '<test>', '$') };
+}
+
+/** Rewrites a bundle's files as an attacker with write access to the bundle server would. */
+async function tamper(bundle: Buffer, change: (files: Map<string, Buffer>) => void): Promise<Buffer> {
+  const files = await readTarGz(bundle, { maxBytes: 64 * 1024 * 1024, maxFiles: 100 });
+  change(files);
+  return writeTarGz([...files].map(([name, bytes]) => ({ name, bytes })));
+}
+
+async function refusal(promise: Promise<unknown>): Promise<BundleError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(BundleError);
+  return error as BundleError;
+}
+
+/** A ustar header for `name` with `type`, checksummed, as another tar writer could produce. */
+function rawEntry(name: string, type: string, content = Buffer.alloc(0)): Buffer {
+  const header = Buffer.alloc(512);
+  header.write(name, 0, 'utf8');
+  header.write('0000644\0', 100);
+  header.write(`${content.length.toString(8).padStart(11, '0')}\0`, 124);
+  header.write('        ', 148);
+  header.write(type, 156);
+  header.write('ustar\x0000', 257, 'latin1');
+  let sum = 0;
+  for (const byte of header) sum += byte;
+  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
+  const padding = Buffer.alloc((512 - (content.length % 512)) % 512);
+  return Buffer.concat([header, content, padding]);
+}
+
+describe('writeBundle and readBundle', () => {
+  test('round trip: the data, the policy and the revision come back as written; the same input gives the same bytes', async () => {
+    const data = exampleData();
+    const first = await exampleBundle({ revision: 'r1' });
+    const bundle = await readBundle(first);
+    expect(bundle.data).toEqual(data);
+    expect(bundle.manifest).toEqual({ revision: 'r1', roots: ['svcgate'] });
+    expect(Buffer.from(bundle.wasm!).equals(readFileSync(policyWasmPath()))).toBe(true);
+    expect(bundle.files.sort()).toEqual(['.manifest', 'data.json', 'policies/authz.rego', 'policy.wasm']);
+    expect(bundle.signed).toBe(false);
+    expect((await exampleBundle({ revision: 'r1' })).equals(first)).toBe(true);
+  });
+
+  test.each(['HS256', 'RS256', 'ES256'] as const)('%s: a signed bundle verifies with its key, and every alteration is refused', async (algorithm) => {
+    const keys = KEYS[algorithm];
+    const signed = await exampleBundle({ revision: 's1', signing: { key: keys.signing, algorithm, keyId: 'k1' } });
+    const options = verifier(algorithm, keys.verifying, 'k1');
+    expect((await readBundle(signed, options)).signed).toBe(true);
+
+    const altered = await tamper(signed, (files) => {
+      const document = JSON.parse(files.get('data.json')!.toString()) as { svcgate: { acl: { roles: Record<string, unknown> } } };
+      document.svcgate.acl.roles.intruder = { extends: ['admin'] };
+      files.set('data.json', Buffer.from(JSON.stringify(document)));
+    });
+    expect((await refusal(readBundle(altered, options))).message).toMatch(/data.json does not match its signed hash/);
+    const added = await tamper(signed, (files) => files.set('extra/data.json', Buffer.from('{}')));
+    expect((await refusal(readBundle(added, options))).message).toMatch(/holds files its signature does not list: extra\/data.json/);
+    const removed = await tamper(signed, (files) => files.delete('policies/authz.rego'));
+    expect((await refusal(readBundle(removed, options))).message).toMatch(/lists policies\/authz.rego, which the bundle does not hold/);
+    const unsigned = await tamper(signed, (files) => files.delete('.signatures.json'));
+    expect((await refusal(readBundle(unsigned, options))).code).toBe('ERR_SVCGATE_BUNDLE_SIGNATURE');
+    const otherKey = { HS256: () => 'another-secret-that-is-32-bytes-long', RS256: () => pem(generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey, 'spki'), ES256: () => pem(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey, 'spki') }[algorithm]();
+    expect((await refusal(readBundle(signed, verifier(algorithm, otherKey, 'k1')))).message).toMatch(/does not verify/);
+    expect((await refusal(readBundle(signed, verifier(algorithm, keys.verifying, 'k2')))).message).toMatch(/signed with the key "k1", not "k2"/);
+  });
+
+  test('a signature made with another key or algorithm, or alg none, is refused', async () => {
+    const bundle = await exampleBundle({ revision: 'x', signing: { key: KEYS.RS256.signing, algorithm: 'RS256' } });
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    expect((await refusal(readBundle(bundle, verifier('RS256', pem(other.publicKey, 'spki'))))).message).toMatch(/does not verify with the configured RS256 key/);
+    const hmac = await exampleBundle({ revision: 'x', signing: { key: HS_SECRET, algorithm: 'HS256' } });
+    expect((await refusal(readBundle(hmac, verifier('RS256', KEYS.RS256.verifying)))).message).toMatch(/does not verify/);
+    const none = await tamper(bundle, (files) => {
+      const [, payload] = (JSON.parse(files.get('.signatures.json')!.toString()) as { signatures: string[] }).signatures[0]!.split('.');
+      const header = Buffer.from(JSON.stringify({ alg: 'none' })).toString('base64url');
+      files.set('.signatures.json', Buffer.from(JSON.stringify({ signatures: [`${header}.${payload}.`] })));
+    });
+    expect((await refusal(readBundle(none, verifier('RS256', KEYS.RS256.verifying)))).code).toBe('ERR_SVCGATE_BUNDLE_SIGNATURE');
+    expect((await refusal(readBundle(bundle))).message).toMatch(/signed but no verification key is configured/);
+  });
+
+  test('a verification key that cannot verify the algorithm is a start-up error', () => {
+    expect(() => verificationKey({ key: 'short', algorithm: 'HS256' }, '<opts>', '$.verification')).toThrow(ConfigError);
+    expect(() => verificationKey({ key: 'not a pem', algorithm: 'RS256' }, '<opts>', '$.verification')).toThrow(/\$\.verification\.key/);
+    expect(() => verificationKey({ key: KEYS.RS256.verifying, algorithm: 'none' as SigningAlgorithm }, '<opts>', '$.verification')).toThrow(/not a bundle signing algorithm/);
+  });
+
+  test('archives are read within bounds: size, names, entry types, duplicates', async () => {
+    const bomb = gzipSync(Buffer.alloc(8 * 1024 * 1024));
+    expect((await refusal(readBundle(bomb, { maxBytes: 1024 * 1024 }))).message).toMatch(/larger than 1048576 bytes once decompressed/);
+    expect((await refusal(readBundle(Buffer.from('not gzip')))).code).toBe('ERR_SVCGATE_BUNDLE_ARCHIVE');
+    const end = Buffer.alloc(1024);
+    expect((await refusal(readBundle(gzipSync(Buffer.concat([rawEntry('../etc/data.json', '0', Buffer.from('{}')), end]))))).message).toMatch(/not a plain relative path/);
+    expect((await refusal(readBundle(gzipSync(Buffer.concat([rawEntry('data.json', '2'), end]))))).message).toMatch(/special entry/);
+    expect((await refusal(readBundle(gzipSync(Buffer.concat([rawEntry('a.rego', '0'), rawEntry('/a.rego', '0'), end]))))).message).toMatch(/holds a.rego twice/);
+    const truncated = Buffer.concat([rawEntry('a.rego', '0', Buffer.alloc(2000))]).subarray(0, 1024);
+    expect((await refusal(readBundle(gzipSync(truncated)))).message).toMatch(/truncated/);
+    const badSum = rawEntry('a.rego', '0');
+    badSum[0] = 'b'.charCodeAt(0);
+    expect((await refusal(readBundle(gzipSync(Buffer.concat([badSum, end]))))).message).toMatch(/checksum/);
+  });
+
+  test('data that is not this version of the data document, and foreign files or roots, are refused', async () => {
+    const old = await tamper(await exampleBundle({ revision: 'x' }), (files) => {
+      const document = JSON.parse(files.get('data.json')!.toString()) as { svcgate: { acl: { schema_version: number } } };
+      document.svcgate.acl.schema_version = 2;
+      files.set('data.json', Buffer.from(JSON.stringify(document)));
+    });
+    expect((await refusal(readBundle(old))).message).toMatch(/schema_version must be 3/);
+    const garbage = await tamper(await exampleBundle({ revision: 'x' }), (files) => files.set('data.json', Buffer.from('{"svcgate":{"acl":{"operations":[]}}}')));
+    expect((await refusal(readBundle(garbage))).code).toBe('ERR_SVCGATE_BUNDLE_DATA');
+    const foreign = await tamper(await exampleBundle({ revision: 'x' }), (files) => files.set('run.sh', Buffer.from('#!/bin/sh')));
+    expect((await refusal(readBundle(foreign))).message).toMatch(/holds run.sh/);
+    const roots = await tamper(await exampleBundle({ revision: 'x' }), (files) => files.set('.manifest', Buffer.from('{"revision":"x","roots":["other"]}')));
+    expect((await refusal(readBundle(roots))).code).toBe('ERR_SVCGATE_BUNDLE_MANIFEST');
+  });
+
+  test('keys are ordered by their UTF-8 bytes, as Go orders them', () => {
+    const keys = ['\u{1F600}', '\uFF01', 'b', 'a', '\u00e9'];
+    expect([...keys].sort(compareUtf8)).toEqual([...keys].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y))));
+  });
+});
+
+describe('interoperability with the real opa', () => {
+  test('a bundle built and signed by `opa build` is read and verified', async () => {
+    const source = join(dir, 'opa-build');
+    mkdirSync(join(source, 'svcgate/acl'), { recursive: true });
+    writeFileSync(join(source, 'svcgate/acl/data.json'), JSON.stringify(exampleData(), null, 2));
+    writeFileSync(join(source, 'authz.rego'), readFileSync(join(ROOT, 'policies/authz.rego')));
+    const key = join(dir, 'opa-signing.pem');
+    writeFileSync(key, KEYS.ES256.signing);
+    const out = join(dir, 'opa-built.tar.gz');
+    execFileSync(OPA, ['build', '-b', source, '-o', out, '--revision', 'built-by-opa', '--signing-key', key, '--signing-alg', 'ES256']);
+    const bundle = await readBundle(readFileSync(out), verifier('ES256', KEYS.ES256.verifying));
+    expect(bundle.manifest.revision).toBe('built-by-opa');
+    expect(bundle.data).toEqual(exampleData());
+    expect(bundle.wasm).toBeUndefined();
+  });
+
+  test.each(['HS256', 'RS256', 'ES256'] as const)('opa run --bundle --verification-key loads a bundle svcgate signed with %s, and refuses it altered', async (algorithm) => {
+    const keys = KEYS[algorithm];
+    const file = join(dir, `signed-${algorithm}.tar.gz`);
+    const signed = await exampleBundle({ revision: `opa-${algorithm}`, signing: { key: keys.signing, algorithm, keyId: 'k1' } });
+    writeFileSync(file, signed);
+    const keyFile = join(dir, `verify-${algorithm}`);
+    writeFileSync(keyFile, keys.verifying);
+    const args = ['--verification-key', keyFile, '--verification-key-id', 'k1', '--signing-alg', algorithm];
+    const opa = await startOpa(['--bundle', file, ...args]);
+    try {
+      const answer = await opaDecision(opa.url, { operation: 'GET /users/{userId}', role: 'user', params: { 'path:userId': ['1'] }, claims: { 'path:userId': ['1'] } });
+      expect(answer.result).toMatchObject({ allow: true, possession: 'own', role: 'user' });
+    } finally {
+      await opa.stop();
+    }
+    const altered = join(dir, `altered-${algorithm}.tar.gz`);
+    writeFileSync(
+      altered,
+      await tamper(signed, (files) => files.set('data.json', Buffer.from(files.get('data.json')!.toString().replace('"read:own"', '"read:any"').replace('"own":', '"any":')))),
+    );
+    await expect(startOpa(['--bundle', altered, ...args], { timeoutMs: 5000 })).rejects.toThrow(/digest mismatch/);
+  });
+});
