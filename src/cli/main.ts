@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseClaimPath } from '../policy/request/claim-path';
 import { compileAcl } from '../policy/compile/compile-acl';
 import { ConfigError } from '../policy/compile/config-error';
+import { policyWasmPath } from '../policy/evaluate/policy-wasm-path';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../fleet/bundle-signature';
+import { writeBundle } from '../fleet/bundle-writer';
 import { auditMatrix, formatMatrix } from './audit-matrix';
 import { explainRequest, formatExplanation } from './explain-request';
 import { UsageError } from './usage-error';
@@ -12,7 +15,9 @@ import { UsageError } from './usage-error';
 const USAGE = `usage:
   svcgate build   --openapi <file> --acl <file> [--scheme <name>] [--required-scopes <scopes>] --out <dir>
   svcgate explain --openapi <file> --acl <file> [--scheme <name>] [--required-scopes <scopes>] [--token-claims <json>] [--role-binding <claim path>] <METHOD> <path>
-  svcgate audit   --openapi <file> --acl <file> [--scheme <name>] [--required-scopes <scopes>] [--json]`;
+  svcgate audit   --openapi <file> --acl <file> [--scheme <name>] [--required-scopes <scopes>] [--json]
+  svcgate bundle  --openapi <file> --acl <file> [--scheme <name>] [--required-scopes <scopes>] [--revision <r>]
+                  [--signing-key <file> [--signing-alg <alg>] [--signing-key-id <id>] [--signing-scope <scope>]] --out <file.tar.gz>`;
 
 const OPTIONS = {
   openapi: { type: 'string' },
@@ -23,6 +28,11 @@ const OPTIONS = {
   'token-claims': { type: 'string' },
   'role-binding': { type: 'string' },
   json: { type: 'boolean' },
+  revision: { type: 'string' },
+  'signing-key': { type: 'string' },
+  'signing-alg': { type: 'string' },
+  'signing-key-id': { type: 'string' },
+  'signing-scope': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -43,6 +53,8 @@ export async function main(argv: string[]): Promise<number> {
       return explain(values, rest);
     case 'audit':
       return audit(values, rest);
+    case 'bundle':
+      return bundle(values, rest);
     default:
       throw new UsageError(command === undefined ? 'no command given' : `unknown command ${command}`);
   }
@@ -87,6 +99,37 @@ async function audit(values: Values, rest: string[]): Promise<number> {
   const matrix = await auditMatrix(compile(values));
   process.stdout.write(values.json ? `${JSON.stringify(matrix, null, 2)}\n` : formatMatrix(matrix));
   return 0;
+}
+
+async function bundle(values: Values, rest: string[]): Promise<number> {
+  if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
+  if (values.out === undefined) throw new UsageError('--out <file.tar.gz> is required');
+  const data = compile(values);
+  const wasmFile = policyWasmPath();
+  const bytes = await writeBundle({
+    data,
+    wasm: readFileSync(wasmFile),
+    // The package ships its Rego beside dist/: OPA evaluates it, svcgate the Wasm built from it.
+    rego: { 'svcgate/authz/policy.rego': readFileSync(join(dirname(wasmFile), '../policies/authz.rego'), 'utf8') },
+    revision: values.revision,
+    signing: signing(values),
+  });
+  writeFileSync(values.out, bytes);
+  process.stdout.write(`wrote ${values.out}: revision ${values.revision ?? data.revision}, ${Object.keys(data.operations).length} operations, ${bytes.length} bytes${values['signing-key'] ? `, signed ${values['signing-alg'] ?? 'RS256'}` : ''}\n`);
+  return 0;
+}
+
+function signing(values: Values) {
+  const keyFile = values['signing-key'];
+  if (keyFile === undefined) {
+    if (values['signing-alg'] ?? values['signing-key-id'] ?? values['signing-scope']) throw new UsageError('--signing-alg, --signing-key-id and --signing-scope need --signing-key <file>');
+    return undefined;
+  }
+  const algorithm = (values['signing-alg'] ?? 'RS256') as SigningAlgorithm;
+  if (!SIGNING_ALGORITHMS.includes(algorithm)) throw new UsageError(`--signing-alg must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
+  // The file's bytes as they are: an HMAC secret with a trailing newline is another secret.
+  const key = algorithm.startsWith('HS') ? readFileSync(keyFile) : readFileSync(keyFile, 'utf8');
+  return { key, algorithm, keyId: values['signing-key-id'], scope: values['signing-scope'] };
 }
 
 function roleBinding(text: string | undefined): string | undefined {

@@ -1,0 +1,59 @@
+import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { readBundle, verificationKey } from '../../src/fleet';
+import { opaDecision, startOpa } from '../helpers/opa-server';
+
+// `svcgate bundle` as users run it in CI: the built bin, then the bundle served by a real OPA
+// that verifies its signature, and read back by svcgate's reader.
+const BIN = join(__dirname, '../../dist/cjs/cli/main.js');
+const EXAMPLE = join(__dirname, '../../examples/users-api');
+const API = ['--openapi', join(EXAMPLE, 'openapi.yaml'), '--acl', join(EXAMPLE, 'permissions.yaml')];
+const run = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), 'svcgate-bundle-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function svcgate(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args]);
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+test('svcgate bundle writes a signed bundle that opa run --verification-key serves and svcgate reads', async () => {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const keyFile = join(dir, 'signing.pem');
+  const publicFile = join(dir, 'public.pem');
+  writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }));
+  writeFileSync(publicFile, publicKey.export({ type: 'spki', format: 'pem' }));
+  const out = join(dir, 'bundle.tar.gz');
+  const { code, stdout } = await svcgate('bundle', ...API, '--revision', 'ci-42', '--signing-key', keyFile, '--signing-alg', 'ES256', '--signing-key-id', 'ci', '--out', out);
+  expect(code).toBe(0);
+  expect(stdout).toMatch(/^wrote .*bundle\.tar\.gz: revision ci-42, 9 operations, \d+ bytes, signed ES256\n$/);
+
+  const bundle = await readBundle(readFileSync(out), { verification: verificationKey({ key: readFileSync(publicFile, 'utf8'), algorithm: 'ES256', keyId: 'ci' }, '<test>', '$') });
+  expect(bundle.manifest.revision).toBe('ci-42');
+  expect(bundle.files).toContain('svcgate/authz/policy.rego');
+
+  const opa = await startOpa(['--bundle', out, '--verification-key', publicFile, '--verification-key-id', 'ci', '--signing-alg', 'ES256']);
+  try {
+    const owner = await opaDecision(opa.url, { operation: 'GET /users/{userId}', role: 'user', params: { 'path:userId': ['3'] }, claims: { 'path:userId': ['3'] } });
+    expect(owner.result).toMatchObject({ allow: true, role: 'user' });
+    const other = await opaDecision(opa.url, { operation: 'GET /users/{userId}', role: 'user', params: { 'path:userId': ['2'] }, claims: { 'path:userId': ['3'] } });
+    expect(other.result).toMatchObject({ allow: false });
+  } finally {
+    await opa.stop();
+  }
+});
+
+test('bad arguments are one line on stderr and exit code 2', async () => {
+  expect(await svcgate('bundle', ...API)).toMatchObject({ code: 2, stderr: 'svcgate: --out <file.tar.gz> is required (svcgate --help)\n' });
+  expect(await svcgate('bundle', ...API, '--signing-alg', 'ES256', '--out', join(dir, 'x.tar.gz'))).toMatchObject({ code: 2, stderr: expect.stringMatching(/need --signing-key <file>/) });
+  expect(await svcgate('bundle', ...API, '--signing-key', join(dir, 'none.pem'), '--signing-alg', 'none', '--out', join(dir, 'x.tar.gz'))).toMatchObject({ code: 2, stderr: expect.stringMatching(/--signing-alg must be one of RS256/) });
+});
