@@ -1,74 +1,77 @@
 import { randomUUID } from 'node:crypto';
 import type { DecisionResult } from '../policy/evaluate/decide';
 import type { DecisionSource } from '../policy/evaluate/decision-source';
-import type { PolicyInput } from '../policy/evaluate/evaluator';
+import { denied, type Decision, type PolicyInput } from '../policy/evaluate/evaluator';
+import { svcgateVersion } from './svcgate-version';
 
-/** One decision, as sent to `decisionLog`. It never holds the token. */
+/** The path OPA's decision logs give the decision: the policy's entrypoint. */
+export const DECISION_PATH = 'svcgate/authz/decision';
+
+/**
+ * One decision, in OPA's decision-log format (the fields OPA's own events have, so any collector
+ * of OPA's logs takes them), with svcgate's `operation`, revisions and `status`. It never holds
+ * the token; claims and parameter values in `input` can be personal data (mask them with the
+ * uploader's `mask`).
+ */
 export interface DecisionLogEvent {
   decision_id: string;
+  /** Always `svcgate/authz/decision`. */
+  path: string;
+  /** The policy input the decision was made on: owned parameter values and the claims compared with them. */
+  input: PolicyInput;
+  /** The decision, as the policy returned it. */
+  result: Decision;
+  /** RFC 3339. */
   timestamp: string;
+  metrics: { timer_svcgate_decision_ns: number };
+  /** Bundle name -> revision, when the decisions come from bundles. */
+  bundles?: Record<string, { revision: string }>;
+  /** `id`: this process (a UUID per process, as OPA's instance id); `version`: svcgate's version. */
+  labels: Record<string, string>;
   /** `<METHOD> <path>` of the operation. */
   operation: string;
-  /** The policy input the decision was made on: the parameter values read from the request, the claims compared with them. */
-  input: PolicyInput;
-  /** The caller's roles as the token gave them; `["anonymous"]` without a verified token. */
-  roles: unknown;
-  result: 'allow' | 'deny';
-  reasons: string[];
-  role: string | null;
-  possession: string | null;
+  /** A hash of policy.wasm (or where the remote OPA is) and the data document's revision. */
   policy_revision: string;
   data_revision: string;
-  evaluation_ms: number;
-  /** 401: the credentials were refused before any decision (no claims were read); `reasons` says why. */
+  /** 401: the credentials were refused before any decision (no claims were read); `result.reasons` says why. */
   status?: 401;
 }
 
 export type DecisionLog = (event: DecisionLogEvent) => void;
 
+const INSTANCE_ID = randomUUID();
+
 /** A throwing logger must not change the answer, so its errors are reported and dropped. */
-export function logDecision(log: DecisionLog | undefined, evaluator: DecisionSource, result: DecisionResult, startedAt: number): void {
+export function logDecision(log: DecisionLog | undefined, source: DecisionSource, result: DecisionResult, startedAt: number): void {
   if (!log) return;
-  const { decision, input } = result;
-  const event: DecisionLogEvent = {
-    decision_id: randomUUID(),
-    timestamp: new Date().toISOString(),
-    operation: input.operation,
-    input,
-    roles: 'role' in input ? input.role : ['anonymous'],
-    result: decision.allow ? 'allow' : 'deny',
-    reasons: decision.reasons,
-    role: decision.role,
-    possession: decision.possession,
-    policy_revision: evaluator.policyRevision,
-    data_revision: evaluator.revision,
-    evaluation_ms: performance.now() - startedAt,
-  };
-  send(log, event);
+  send(log, event(source, result.input, result.decision, Math.round((performance.now() - startedAt) * 1e6)));
 }
 
 /**
  * A request refused with 401 (a token or DPoP proof that does not verify) is a deny too, logged
- * with the same fields: no roles (the caller is not known), the refusal's description as the
- * reason, and `status: 401`. Nothing of the token is in it.
+ * with the same fields: the refusal's description as the reason and `status: 401`. Nothing of the
+ * token is in it.
  */
-export function logAuthenticationFailure(log: DecisionLog | undefined, evaluator: DecisionSource, operation: string, reason: string): void {
+export function logAuthenticationFailure(log: DecisionLog | undefined, source: DecisionSource, operation: string, reason: string): void {
   if (!log) return;
-  send(log, {
+  send(log, { ...event(source, { operation }, denied(reason), 0), status: 401 });
+}
+
+function event(source: DecisionSource, input: PolicyInput, decision: Decision, nanoseconds: number): DecisionLogEvent {
+  const bundles = source.bundles;
+  return {
     decision_id: randomUUID(),
+    path: DECISION_PATH,
+    input,
+    result: decision,
     timestamp: new Date().toISOString(),
-    operation,
-    input: { operation },
-    roles: null,
-    result: 'deny',
-    reasons: [reason],
-    role: null,
-    possession: null,
-    policy_revision: evaluator.policyRevision,
-    data_revision: evaluator.revision,
-    evaluation_ms: 0,
-    status: 401,
-  });
+    metrics: { timer_svcgate_decision_ns: nanoseconds },
+    ...(bundles === undefined ? {} : { bundles: { ...bundles } }),
+    labels: { id: INSTANCE_ID, version: svcgateVersion() },
+    operation: input.operation,
+    policy_revision: source.policyRevision,
+    data_revision: source.revision,
+  };
 }
 
 function send(log: DecisionLog, event: DecisionLogEvent): void {

@@ -203,7 +203,7 @@ describe('DPoP with bearerJwtAcl (dpop: true)', () => {
     const sent = await proof(client, bound, userUrl, { htm: 'DELETE' });
     await send(userUrl, { authorization: `DPoP ${bound}`, dpop: sent });
     expect(app.events).toHaveLength(1);
-    expect(app.events[0]).toMatchObject({ operation: 'GET /users/{userId}', result: 'deny', reasons: ["the DPoP proof's htm is not the request method"], status: 401, role: null });
+    expect(app.events[0]).toMatchObject({ operation: 'GET /users/{userId}', result: { allow: false, reasons: ["the DPoP proof's htm is not the request method"], role: null }, status: 401 });
     expect(JSON.stringify(app.events)).not.toContain(bound.split('.')[1]);
     expect(JSON.stringify(app.events)).not.toContain(sent.split('.')[1]);
   });

@@ -122,11 +122,12 @@ describe.each(EXPRESS)('%s', (_name, express) => {
     const jwt = await token({ role: 'user', userId: 3 });
     await request(url).get('/api/v1/users/4').set('Authorization', `Bearer ${jwt}`);
     expect(events).toHaveLength(1);
-    expect(events[0]).toMatchObject({ operation: 'GET /users/{userId}', roles: 'user', result: 'deny', reasons: ['read:own needs ownership of path parameter userId'] });
+    expect(events[0]).toMatchObject({ path: 'svcgate/authz/decision', operation: 'GET /users/{userId}', input: { role: 'user' }, result: { allow: false, reasons: ['read:own needs ownership of path parameter userId'] } });
     expect(events[0]!.decision_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(events[0]!.data_revision).toMatch(/^[0-9a-f]{16}$/);
     expect(events[0]!.policy_revision).toMatch(/^[0-9a-f]{16}$/);
-    expect(typeof events[0]!.evaluation_ms).toBe('number');
+    expect(events[0]!.metrics.timer_svcgate_decision_ns).toBeGreaterThan(0);
+    expect(events[0]!.labels).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
     expect(JSON.stringify(events)).not.toContain(jwt);
   });
 });

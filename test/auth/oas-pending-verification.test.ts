@@ -102,7 +102,7 @@ describe('DPoP on an http bearer scheme: BearerJWT completes the proof check', (
       body: { error: 'JsonWebTokenError', message: description },
     });
     expect(after.calls).toEqual(before.calls);
-    expect(after.events.slice(before.events.length)).toEqual([expect.objectContaining({ operation: 'GET /users/{userId}', result: 'deny', reasons: [description], status: 401 })]);
+    expect(after.events.slice(before.events.length)).toEqual([expect.objectContaining({ operation: 'GET /users/{userId}', result: expect.objectContaining({ allow: false, reasons: [description] }), status: 401 })]);
   });
 
   test('a replayed proof is refused', async () => {

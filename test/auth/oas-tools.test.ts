@@ -83,7 +83,7 @@ describe('use(BearerJWT, config, 2) with bearerJwt and jwtErrorHandler', () => {
   test('every decision reaches decisionLog', async () => {
     await call(host(), 'GET', '/users/6', await bearer({ role: 'user', userId: [1] }));
     const { events } = await host().calls();
-    expect(events.at(-1)).toMatchObject({ operation: 'GET /users/{userId}', roles: 'user', result: 'deny', reasons: ['read:own needs ownership of path parameter userId'] });
+    expect(events.at(-1)).toMatchObject({ operation: 'GET /users/{userId}', input: { role: 'user' }, result: { allow: false, reasons: ['read:own needs ownership of path parameter userId'] } });
   });
 });
 

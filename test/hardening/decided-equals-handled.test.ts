@@ -313,7 +313,7 @@ async function inProcessHost(options: { name: string; api: ApiShape; facts: Oper
   };
 }
 
-const toLogged = (event: DecisionLogEvent): LoggedDecision => ({ operation: event.operation, result: event.result, input: JSON.parse(JSON.stringify(event.input)) as LoggedDecision['input'] });
+const toLogged = (event: DecisionLogEvent): LoggedDecision => ({ operation: event.operation, result: event.result.allow ? 'allow' : 'deny', input: JSON.parse(JSON.stringify(event.input)) as LoggedDecision['input'] });
 /** A deep copy through JSON, as the child-process host reports: later changes to req do not leak in. */
 const snapshot = (value: unknown): unknown => (value === undefined ? undefined : JSON.parse(JSON.stringify(value)));
 

@@ -17,7 +17,7 @@ async function expectReason(token: string, description: string): Promise<void> {
     const answer = await call(api.reportsUrl(), bearer(token));
     expect([api.name, answer.status, answer.challenge]).toEqual([api.name, 401, challenge(description)]);
     expect([api.name, (answer.body as { message?: unknown }).message]).toEqual([api.name, description]);
-    expect([api.name, (await api.events()).slice(logged)]).toEqual([api.name, [expect.objectContaining({ result: 'deny' })]]);
+    expect([api.name, (await api.events()).slice(logged)]).toEqual([api.name, [expect.objectContaining({ result: expect.objectContaining({ allow: false }), status: 401 })]]);
   }
 }
 
