@@ -1,0 +1,188 @@
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
+import { z } from 'zod';
+import { parseWith } from '../policy/compile/parse-with';
+import { maskEvent, maskRuleSchema, type MaskRule } from './mask-event';
+import { postGzip } from './post-gzip';
+
+const gzipAsync = promisify(gzip);
+
+interface Item {
+  event: object;
+  text: string;
+}
+
+interface Batch {
+  items: Item[];
+  body: Buffer;
+}
+const FILE = '<createDecisionLogUploader options>';
+
+export interface DecisionLogUploaderOptions {
+  /** Where batches are POSTed: a collector of OPA's decision logs (OPA's own path is `<service>/logs`). */
+  url: string;
+  /** Sent with every upload, e.g. `{ authorization: 'Bearer ...' }`. */
+  headers?: Record<string, string>;
+  /** JSON pointers erased from every event before it leaves the process (`/input/claims`), or `{ op: 'upsert', path, value }`. */
+  mask?: MaskRule[];
+  /** Added to every event's `labels` (OPA's `labels` configuration). */
+  labels?: Record<string, string>;
+  /** The most bytes of one upload, compressed; default 32,768, as OPA's upload_size_limit_bytes. */
+  maxBatchBytes?: number;
+  /** Events kept while uploads fail; beyond it the oldest are dropped and counted. Default 10,000, as OPA's. */
+  bufferSizeLimitEvents?: number;
+  /** Seconds between uploads, chosen at random between the two each time. Default 5 and 10. */
+  minDelaySeconds?: number;
+  maxDelaySeconds?: number;
+  /** For one upload, connecting to the answer. Default 10,000. */
+  timeoutMs?: number;
+  /** The longest wait between retries after failures (exponential backoff with jitter). Default 60. */
+  maxBackoffSeconds?: number;
+}
+
+export interface DecisionLogUploaderStatus {
+  /** Events waiting to be uploaded. */
+  buffered: number;
+  /** Events dropped: the oldest when the buffer was full, and any event larger than a whole batch. */
+  dropped: number;
+  uploaded: number;
+  /** ISO 8601 time of the last successful upload. */
+  lastUpload: string | null;
+  lastError: { message: string; at: string } | null;
+  /** Uploads failed in a row; the next waits longer with each. */
+  consecutiveFailures: number;
+}
+
+export interface DecisionLogUploader {
+  /** Pass as an adapter's `decisionLog`: it only buffers, so the request never waits for an upload. */
+  log: (event: object) => void;
+  status(): DecisionLogUploaderStatus;
+  /** Uploads everything buffered now. */
+  flush(): Promise<void>;
+  /** Stops the timer and uploads what is buffered (each upload within `timeoutMs`). */
+  close(): Promise<void>;
+}
+
+const seconds = (name: string) => z.number({ error: `${name} must be a number of seconds` }).positive({ error: `${name} must be positive` }).max(2_147_483, { error: `${name} is too large for a timer` });
+const schema = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'url must be an http or https URL' }),
+    headers: z.record(z.string(), z.string()).default({}),
+    mask: z.array(maskRuleSchema).default([]),
+    labels: z.record(z.string(), z.string()).default({}),
+    maxBatchBytes: z.number().int().min(1024, { error: 'maxBatchBytes must be at least 1024' }).default(32_768),
+    bufferSizeLimitEvents: z.number().int().positive().default(10_000),
+    minDelaySeconds: seconds('minDelaySeconds').default(5),
+    maxDelaySeconds: seconds('maxDelaySeconds').default(10),
+    timeoutMs: z.number().int().positive().max(2 ** 31 - 1).default(10_000),
+    maxBackoffSeconds: seconds('maxBackoffSeconds').default(60),
+  })
+  .strict()
+  .refine((options) => options.minDelaySeconds <= options.maxDelaySeconds, { error: 'minDelaySeconds must not be above maxDelaySeconds' });
+
+/**
+ * Uploads decision-log events in OPA's format to a collector: gzip JSON arrays by POST, each at
+ * most `maxBatchBytes`, on a timer, with exponential backoff on failure and a bounded buffer.
+ */
+export function createDecisionLogUploader(options: DecisionLogUploaderOptions): DecisionLogUploader {
+  const config = parseWith(schema, options, FILE, [], 'see createDecisionLogUploader in the README');
+  const url = new URL(config.url);
+  let queue: object[] = [];
+  let dropped = 0;
+  let uploaded = 0;
+  let failures = 0;
+  let lastUpload: string | null = null;
+  let lastError: DecisionLogUploaderStatus['lastError'] = null;
+  let running: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const trim = () => {
+    const over = queue.length - config.bufferSizeLimitEvents;
+    if (over > 0) {
+      queue = queue.slice(over);
+      dropped += over;
+    }
+  };
+
+  /** One event as it is sent: masked, with the configured labels, as JSON. */
+  const encode = (event: object): string => {
+    const masked = maskEvent(event, config.mask);
+    if (Object.keys(config.labels).length > 0) masked.labels = { ...(masked.labels as Record<string, string> | undefined), ...config.labels };
+    return JSON.stringify(masked);
+  };
+
+  /** Batches of at most maxBatchBytes compressed, found by halving a batch that is too large. */
+  const plan = async (items: Item[]): Promise<Batch[]> => {
+    const body = await gzipAsync(`[${items.map((item) => item.text).join(',')}]`);
+    if (body.length <= config.maxBatchBytes) return [{ items, body }];
+    if (items.length === 1) {
+      // One event larger than a batch can never be sent; it must not block those after it.
+      dropped += 1;
+      return [];
+    }
+    const half = Math.ceil(items.length / 2);
+    return [...(await plan(items.slice(0, half))), ...(await plan(items.slice(half)))];
+  };
+
+  const upload = async (): Promise<void> => {
+    while (queue.length > 0) {
+      // About eight batches' worth of JSON at a time: gzip shrinks decision logs five to ten times.
+      const taken: Item[] = [];
+      let size = 0;
+      while (queue.length > 0 && size < config.maxBatchBytes * 8) {
+        const event = queue.shift()!;
+        const text = encode(event);
+        taken.push({ event, text });
+        size += text.length;
+      }
+      const batches = await plan(taken);
+      for (const [index, batch] of batches.entries()) {
+        try {
+          await postGzip(url, batch.body, config.headers, config.timeoutMs);
+        } catch (error) {
+          // What was not sent goes back in front, oldest first, and the bound applies again.
+          queue = [...batches.slice(index).flatMap((unsent) => unsent.items.map((item) => item.event)), ...queue];
+          trim();
+          failures += 1;
+          lastError = { message: error instanceof Error ? error.message : String(error), at: new Date().toISOString() };
+          return;
+        }
+        uploaded += batch.items.length;
+        failures = 0;
+        lastUpload = new Date().toISOString();
+      }
+    }
+  };
+
+  const flush = (): Promise<void> => {
+    running ??= upload().finally(() => (running = undefined));
+    return running;
+  };
+
+  const schedule = () => {
+    if (closed) return;
+    const { minDelaySeconds, maxDelaySeconds, maxBackoffSeconds } = config;
+    const base = minDelaySeconds + Math.random() * (maxDelaySeconds - minDelaySeconds);
+    const delay = failures === 0 ? base : Math.min(maxBackoffSeconds, base * 2 ** Math.min(failures, 30)) * (0.5 + Math.random() / 2);
+    timer = setTimeout(() => void flush().finally(schedule), delay * 1000);
+    timer.unref();
+  };
+  schedule();
+
+  return {
+    log: (event) => {
+      queue.push(event);
+      trim();
+    },
+    status: () => ({ buffered: queue.length, dropped, uploaded, lastUpload, lastError: lastError && { ...lastError }, consecutiveFailures: failures }),
+    flush,
+    close: async () => {
+      closed = true;
+      clearTimeout(timer);
+      await flush();
+      // Events logged while an upload already under way was finishing.
+      if (queue.length > 0 && failures === 0) await flush();
+    },
+  };
+}
