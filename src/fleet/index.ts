@@ -7,3 +7,4 @@ export { SIGNING_ALGORITHMS, verificationKey, type BundleSigning, type BundleVer
 export { writeBundle, type WriteBundleOptions } from './bundle-writer';
 export { createDecisionLogUploader, type DecisionLogUploader, type DecisionLogUploaderOptions, type DecisionLogUploaderStatus } from './decision-log-uploader';
 export type { MaskRule } from './mask-event';
+export { remoteOpa, type RemoteOpaOptions } from './remote-opa';

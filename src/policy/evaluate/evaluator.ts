@@ -51,7 +51,7 @@ const encoder = new TextEncoder();
  * Inputs whose key is longer than this are decided but not remembered: parameter values come from
  * the client, so a flood of long unique values must not fill memory.
  */
-const MAX_CACHED_KEY = 2048;
+export const MAX_CACHED_KEY = 2048;
 
 export interface EvaluatorOptions {
   /** policy.wasm to evaluate, e.g. from a bundle; default the one built with the package. */
@@ -195,10 +195,15 @@ function withData(loaded: LoadedPolicy, text: Uint8Array): LoadedPolicy {
 /** Accepts only a result of exactly the documented shape; anything else is a deny. */
 function readDecision(resultSet: unknown): Decision {
   if (!Array.isArray(resultSet) || resultSet.length !== 1) return denied('the policy returned no decision');
-  const result: unknown = (resultSet[0] as { result?: unknown } | undefined)?.result;
+  return decisionFrom((resultSet[0] as { result?: unknown } | undefined)?.result);
+}
+
+/** The policy's `decision` value as a Decision when it has exactly the documented shape, else a deny. */
+export function decisionFrom(result: unknown): Decision {
   if (!isDecision(result)) return denied('the policy returned a malformed decision');
-  if (!result.allow && result.reasons.length === 0) return { ...result, reasons: ['denied by policy'] };
-  return result;
+  const decision: Decision = { allow: result.allow, attributes: result.attributes, role: result.role, possession: result.possession, scopes: result.scopes, reasons: result.reasons };
+  if (!decision.allow && decision.reasons.length === 0) return { ...decision, reasons: ['denied by policy'] };
+  return decision;
 }
 
 function isDecision(value: unknown): value is Decision {

@@ -1,0 +1,193 @@
+import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { z } from 'zod';
+import { parseWith } from '../policy/compile/parse-with';
+import { decisionKey } from '../policy/evaluate/decision-key';
+import type { DecisionSource, ExpectedApi, PolicySource } from '../policy/evaluate/decision-source';
+import { decisionFrom, denied, MAX_CACHED_KEY, unavailable, type Decision, type PolicyInput } from '../policy/evaluate/evaluator';
+import { LruCache } from '../policy/evaluate/lru-cache';
+import { dataDocumentSchema } from './data-document-schema';
+import { shownUrl } from './fetch-bundle';
+import { operationDifferences } from './operation-differences';
+
+export interface RemoteOpaOptions {
+  /** OPA's base URL, e.g. `http://127.0.0.1:8181` for a sidecar. */
+  url: string;
+  /** For one decision, connecting to the last byte; past it the request gets 503. Default 250. */
+  timeoutMs?: number;
+  /** Sent with every request, e.g. `{ authorization: 'Bearer ...' }` when OPA runs with `--authentication=token`. */
+  headers?: Record<string, string>;
+  /** Decisions remembered; default 10,000, 0 for none. */
+  decisionCacheSize?: number;
+  /** How long a remembered decision is used: OPA's data may change at any time. Default 1,000 ms. */
+  cacheTtlMs?: number;
+  /** The largest answer read; default 1 MiB. */
+  maxResponseBytes?: number;
+  /** Seconds between checks that OPA's data is compiled for the served API; default 30. */
+  checkIntervalSeconds?: number;
+}
+
+const FILE = '<remoteOpa options>';
+const schema = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: 'url must be an http or https URL (OPA\'s base URL)' }),
+    timeoutMs: z.number().int().positive().max(2 ** 31 - 1).default(250),
+    headers: z.record(z.string(), z.string()).default({}),
+    decisionCacheSize: z.number().int().nonnegative().default(10_000),
+    cacheTtlMs: z.number().int().nonnegative().default(1000),
+    maxResponseBytes: z.number().int().positive().default(1024 * 1024),
+    checkIntervalSeconds: z.number().positive().max(2_147_483).default(30),
+  })
+  .strict();
+type Settings = z.infer<typeof schema>;
+
+/**
+ * Decisions from an OPA server (a sidecar or a cluster) over its REST Data API, with the same
+ * input as in-process. An undefined result is a deny; a timeout, a connection error, a 5xx or an
+ * answer that is not a decision is a deny with 503. Before OPA's data has been found compiled for
+ * the served API (and whenever a periodic check finds it is not), requests get 503 too.
+ */
+export function remoteOpa(options: RemoteOpaOptions): PolicySource {
+  const settings = parseWith(schema, options, FILE, [], 'see remoteOpa in the README');
+  return { connect: (api) => new RemoteOpa(settings, api) };
+}
+
+interface Cached {
+  decision: Decision;
+  expiresAt: number;
+}
+
+class RemoteOpa implements DecisionSource {
+  private readonly base: URL;
+  private readonly agent: Agent;
+  private cache: LruCache<string, Cached>;
+  private checkedRevision: string | undefined;
+  private mismatch = 'OPA has not been checked against the served OpenAPI document yet';
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly api: ExpectedApi,
+  ) {
+    this.base = new URL(settings.url);
+    // Kept-alive sockets: a sidecar is asked on every request, and a new connection costs more than the decision.
+    this.agent = this.base.protocol === 'https:' ? new HttpsAgent({ keepAlive: true }) : new Agent({ keepAlive: true });
+    this.cache = new LruCache(settings.decisionCacheSize);
+    void this.check();
+    setInterval(() => void this.check(), settings.checkIntervalSeconds * 1000).unref();
+  }
+
+  get revision(): string {
+    return this.checkedRevision ?? '';
+  }
+
+  get policyRevision(): string {
+    return `opa:${shownUrl(this.base)}`;
+  }
+
+  evaluate(input: PolicyInput): Decision | Promise<Decision> {
+    if (this.checkedRevision === undefined) return unavailable(this.mismatch, 1);
+    let key: string | undefined;
+    try {
+      key = this.settings.decisionCacheSize > 0 ? decisionKey(input) : undefined;
+    } catch {
+      key = undefined;
+    }
+    if (key !== undefined && key.length > MAX_CACHED_KEY) key = undefined;
+    const cached = key === undefined ? undefined : this.cache.get(key);
+    if (cached !== undefined && cached.expiresAt > Date.now()) return cached.decision;
+    return this.ask(input).then((answer) => {
+      if (answer.remember && key !== undefined) this.cache.set(key, { decision: answer.decision, expiresAt: Date.now() + this.settings.cacheTtlMs });
+      return answer.decision;
+    });
+  }
+
+  private async ask(input: PolicyInput): Promise<{ decision: Decision; remember: boolean }> {
+    let answer: { status: number; body: unknown };
+    try {
+      answer = await this.exchange('POST', '/v1/data/svcgate/authz/decision', JSON.stringify({ input }));
+    } catch (error) {
+      return { decision: unavailable(`the remote OPA did not decide: ${(error as Error).message}`, 1), remember: false };
+    }
+    if (answer.status !== 200) return { decision: unavailable(`the remote OPA answered ${answer.status}`, 1), remember: false };
+    const body = answer.body as { result?: unknown } | null;
+    if (body === null || typeof body !== 'object' || !Object.hasOwn(body, 'result')) {
+      return { decision: denied('the remote OPA has no decision: data.svcgate.authz.decision is undefined there'), remember: false };
+    }
+    const decision = decisionFrom(body.result);
+    return { decision, remember: decision.reasons[0] !== 'the policy returned a malformed decision' };
+  }
+
+  /** Reads OPA's data document and compares its operations with the served document's. */
+  private async check(): Promise<void> {
+    try {
+      const answer = await this.exchange('GET', '/v1/data/svcgate/acl', undefined);
+      const data = dataDocumentSchema.safeParse((answer.body as { result?: unknown } | null)?.result);
+      if (answer.status !== 200 || !data.success) {
+        this.fail(answer.status !== 200 ? `OPA answered ${answer.status} for data.svcgate.acl` : "OPA's data.svcgate.acl is not this svcgate version's data document");
+        return;
+      }
+      const differences = operationDifferences(this.api, data.data);
+      if (differences.length > 0) {
+        this.fail(`OPA's data does not match the served OpenAPI document: ${differences.join('; ')}`);
+        return;
+      }
+      if (data.data.revision !== this.checkedRevision) this.cache = new LruCache(this.settings.decisionCacheSize);
+      this.checkedRevision = data.data.revision;
+    } catch (error) {
+      // Unreachable now: decisions fail on their own; what was checked stays checked.
+      if (this.checkedRevision === undefined) this.mismatch = `OPA could not be checked: ${(error as Error).message}`;
+    }
+  }
+
+  private fail(problem: string): void {
+    this.checkedRevision = undefined;
+    this.mismatch = problem;
+    process.emitWarning(`remoteOpa ${shownUrl(this.base)}: ${problem}`, { code: 'SVCGATE_REMOTE_OPA_MISMATCH' });
+  }
+
+  private exchange(method: 'GET' | 'POST', path: string, body: string | undefined): Promise<{ status: number; body: unknown }> {
+    const send = this.base.protocol === 'https:' ? httpsRequest : httpRequest;
+    const url = new URL(path, this.base);
+    const { timeoutMs, maxResponseBytes } = this.settings;
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const finish = (error: Error | undefined, value?: { status: number; body: unknown }) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (error) {
+          req.destroy();
+          reject(error);
+        } else resolve(value!);
+      };
+      const headers: Record<string, string> = { ...this.settings.headers, accept: 'application/json' };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const req = send(url, { method, agent: this.agent, headers });
+      // A kept-alive socket must not keep the process alive on its own.
+      req.on('socket', (socket) => socket.unref());
+      const timer = setTimeout(() => finish(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+      timer.unref();
+      req.on('error', (error: NodeJS.ErrnoException) => finish(new Error(`cannot be reached (${error.code ?? 'connection failed'})`)));
+      req.on('response', (response) => readJson(response, maxResponseBytes, finish));
+      req.end(body);
+    });
+  }
+}
+
+function readJson(response: IncomingMessage, maxBytes: number, finish: (error: Error | undefined, value?: { status: number; body: unknown }) => void): void {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  response.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > maxBytes) finish(new Error(`answered more than ${maxBytes} bytes`));
+    else chunks.push(chunk);
+  });
+  response.on('error', () => finish(new Error('broke off its answer')));
+  response.on('end', () => {
+    try {
+      finish(undefined, { status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+    } catch {
+      finish(new Error('did not answer JSON'));
+    }
+  });
+}
