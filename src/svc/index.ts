@@ -1,6 +1,6 @@
 export { SvcContainer, type ServiceClass } from './svc-container';
 export { SvcApi, type SvcApiOptions } from './svc-api';
 export { ArgumentError } from './errors';
-export { svcAcl, type SvcAclOptions } from './svc-acl';
+export { svcAcl, svcAclOpenApi, type SvcAclOptions } from './svc-acl';
 export type { Interceptor, InterceptorClass, InterceptorMap, SvcResponse } from './interceptors';
 export type { RoutesOpenApi } from './routes-openapi';

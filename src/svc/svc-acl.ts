@@ -14,7 +14,7 @@ import type { OperationMatch } from '../policy/request/match-operation';
 import { parseWith } from '../policy/compile/parse-with';
 import { readTarget } from '../policy/request/read-target';
 import type { RequestValidationError } from '../policy/request/request-validation-error';
-import { readsBody } from './http-method';
+import { readsBody, type HttpMethod } from './http-method';
 import type { Interceptor } from './interceptors';
 import type { SvcRoute } from './routes';
 import { serviceArgument, type SvcRequestState } from './service-argument';
@@ -43,7 +43,7 @@ const FILE = '<svcAcl options>';
 const optionsSchema = z
   .object({
     handler: z.custom<BearerJwtHandler>((value) => typeof value === 'function', { error: 'handler must be the function bearerJwt(config) returns' }),
-    acl: z.unknown(),
+    acl: z.unknown().optional(),
     policy: policySourceSchema.optional(),
     owners: z
       .record(z.string(), z.record(z.string(), claimPathSchema('an owners claim')))
@@ -85,7 +85,7 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
     if (await guardRequest(guard, found, req, res, false, confirm)) next();
   };
   interceptor[BIND_TO_API] = (openapi, routes) => {
-    const described = withOwners(withBearerScheme(openapi), config.owners, routes);
+    const described = withOwners(withBearerScheme(openapi), config.owners);
     const { source, operations: compiled } = connectSource(config, described);
     guard = { evaluator: source, handler: config.handler, options: decisionOptions(config) };
     for (const route of routes) {
@@ -117,13 +117,22 @@ function withBearerScheme(openapi: RoutesOpenApi): RoutesOpenApi {
 type Operation = { parameters?: Record<string, unknown>[]; requestBody?: { content: Record<string, { schema: { properties?: Record<string, Record<string, unknown>> } }> } };
 
 /** Marks owned argument fields with x-acl-binding: query parameters, or properties of the JSON body. */
-function withOwners(openapi: RoutesOpenApi, owners: Record<string, Record<string, string>>, routes: readonly SvcRoute[]): RoutesOpenApi {
+function withOwners(openapi: RoutesOpenApi, owners: Record<string, Record<string, string>>): RoutesOpenApi {
+  const operations = new Map<string, { method: string; operation: Operation }>();
+  for (const item of Object.values(openapi.paths ?? {})) {
+    for (const [method, operation] of Object.entries(item as Record<string, Operation & { operationId?: string }>)) {
+      if (operation.operationId !== undefined) operations.set(operation.operationId, { method: method.toUpperCase(), operation });
+    }
+  }
   for (const [target, fields] of Object.entries(owners)) {
-    const route = routes.find((candidate) => `${candidate.instance}.${candidate.method}` === target);
-    if (!route) throw new ConfigError(FILE, `$.owners["${target}"]`, `${target} is no route of the API`, `use "<instance>.<method>", e.g. ${routes[0] ? `"${routes[0].instance}.${routes[0].method}"` : '"userService.getUser"'}`);
-    const operation = (openapi.paths![route.path] as Record<string, Operation>)[route.httpMethod.toLowerCase()]!;
+    const found = operations.get(target);
+    if (!found) {
+      const example = operations.keys().next().value;
+      throw new ConfigError(FILE, `$.owners["${target}"]`, `${target} is no route of the API`, `use "<instance>.<method>", e.g. ${example ? `"${example}"` : '"userService.getUser"'}`);
+    }
+    const { method, operation } = found;
     for (const [field, claim] of Object.entries(fields)) {
-      if (readsBody(route.httpMethod)) {
+      if (readsBody(method as HttpMethod)) {
         const schema = operation.requestBody!.content['application/json']!.schema;
         schema.properties = { ...schema.properties, [field]: { ...schema.properties?.[field], 'x-acl-binding': claim } };
       } else {
@@ -135,4 +144,13 @@ function withOwners(openapi: RoutesOpenApi, owners: Record<string, Record<string
     }
   }
   return openapi;
+}
+
+/**
+ * The OpenAPI document svcAcl compiles for `api` with these `owners` (its bearer scheme
+ * `bearerAuth` and the owned fields marked): write it to a file and build the bundle of a
+ * `policy` source from it (`svcgate bundle --openapi <it> --acl <acl> --scheme bearerAuth`).
+ */
+export function svcAclOpenApi(api: { openapi(): RoutesOpenApi }, owners: Record<string, Record<string, string>> = {}): RoutesOpenApi {
+  return withOwners(withBearerScheme(api.openapi()), owners);
 }

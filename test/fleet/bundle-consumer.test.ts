@@ -1,12 +1,15 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
 import request from 'supertest';
 import { generateKeyPair, exportPKCS8, exportSPKI } from 'jose';
 import { bearerJwt, bearerJwtAcl } from '../../src/auth';
-import { bundleConsumer, type BundleConsumer, type BundleConsumerOptions, type BundleEvent } from '../../src/fleet';
-import { ConfigError } from '../../src/policy';
+import { bundleConsumer, writeBundle, type BundleConsumer, type BundleConsumerOptions, type BundleEvent } from '../../src/fleet';
+import { compileAcl, ConfigError } from '../../src/policy';
+import { policyWasmPath } from '../../src/policy/evaluate/policy-wasm-path';
+import { SvcApi, SvcContainer, svcAcl, svcAclOpenApi } from '../../src/svc';
+import { startOasHost } from '../helpers/oas-host';
 import { BundleServer } from '../helpers/bundle-server';
 import { EXAMPLE_OPENAPI, exampleBundle, type Permissions } from '../helpers/bundles';
 import { HS256, token } from '../helpers/tokens';
@@ -197,5 +200,47 @@ describe('bundleConsumer', () => {
     expect(() => bundleConsumer({ url: 'http://127.0.0.1/b', polling: { minDelaySeconds: 10, maxDelaySeconds: 5 } })).toThrow(/minDelaySeconds must not be above maxDelaySeconds/);
     expect(() => bundleConsumer({ url: 'http://127.0.0.1/b', name: '../etc' })).toThrow(/\$\.name/);
     expect(() => bundleConsumer({ url: 'http://127.0.0.1/b', maxAge: 5 } as never)).toThrow(/maxAge/);
+  });
+});
+
+describe('bundleConsumer behind the other adapters', () => {
+  test('BearerJWT on @oas-tools/core: 503 before the first bundle, then its decisions, with the revision in the decision log', async () => {
+    const host = await startOasHost({ openapi: EXAMPLE_OPENAPI, jwt: HS256, position: 2, bundleUrl: server.url('bundle.tar.gz') });
+    try {
+      const user = `Bearer ${await userOwning1()}`;
+      const before = await fetch(`${host.url}/api/v1/users/1`, { headers: { authorization: user } });
+      expect(before.status).toBe(503);
+      expect(before.headers.get('retry-after')).toMatch(/^\d+$/);
+      server.publish('bundle.tar.gz', await exampleBundle({ revision: 'oas-1' }));
+      let status = before.status;
+      for (let i = 0; i < 200 && status === 503; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        status = (await fetch(`${host.url}/api/v1/users/1`, { headers: { authorization: user } })).status;
+      }
+      expect(status).toBe(200);
+      expect((await fetch(`${host.url}/api/v1/users/2`, { headers: { authorization: user } })).status).toBe(403);
+      const { events } = await host.calls();
+      expect(events.at(-1)).toMatchObject({ bundles: { svcgate: { revision: 'oas-1' } }, result: { allow: false } });
+    } finally {
+      host.stop();
+    }
+  });
+
+  test('svcAcl on SvcApi: decides with a bundle compiled from svcAclOpenApi', async () => {
+    class AccountService {
+      getAccount({ accountId }: { accountId: string }) {
+        return { id: accountId };
+      }
+    }
+    const owners = { 'accountService.getAccount': { accountId: 'accounts' } };
+    const { policy, next } = consumer();
+    const api = new SvcApi().from(new SvcContainer().ofLocal(AccountService));
+    api.interceptAll(svcAcl({ handler: bearerJwt(HS256), policy, owners }));
+    const acl = { user: { '/api/account-service/get-account': { 'read:own': ['*'] } } };
+    server.publish('bundle.tar.gz', await writeBundle({ data: compileAcl({ openapi: svcAclOpenApi(api, owners), acl, scheme: 'bearerAuth' }), wasm: readFileSync(policyWasmPath()), rego: {}, revision: 'svc-1' }));
+    await next('activated');
+    const jwt = await token({ role: 'user', accounts: ['a1'] });
+    expect((await request(api.app).get('/api/account-service/get-account?accountId=a1').set('Authorization', `Bearer ${jwt}`)).status).toBe(200);
+    expect((await request(api.app).get('/api/account-service/get-account?accountId=a2').set('Authorization', `Bearer ${jwt}`)).status).toBe(403);
   });
 });

@@ -10,6 +10,8 @@ export interface OasSetup {
   /** The third argument of use(BearerJWT, ...); null: BearerJWT is not used. */
   position: number | null;
   acl?: Record<string, unknown>;
+  /** In place of acl: BearerJWT's policy is a bundleConsumer polling this URL. */
+  bundleUrl?: string;
   roleBinding?: string;
   checkOwnership?: 'even' | 'throws' | 'yes';
   securityDisabled?: boolean;
