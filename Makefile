@@ -3,7 +3,7 @@
 # the TypeScript build.
 SHELL := /bin/bash
 
-.PHONY: build run test test-policy fuzz bench lint opa clean
+.PHONY: build run fleet test test-policy fuzz bench lint opa clean
 
 build: node_modules/.package-lock.json opa dist/cjs/index.js dist/policy.wasm
 
@@ -21,6 +21,9 @@ dist/cjs/index.js: $(shell find src -name '*.ts') tsconfig.json tsconfig.build.j
 
 run: build
 	node examples/serve.mjs
+
+fleet: build
+	node examples/fleet/run.mjs
 
 test: build
 	bash scripts/test-all.sh
