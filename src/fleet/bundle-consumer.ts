@@ -40,6 +40,8 @@ interface Active {
   evaluator: Evaluator;
   revision: string;
   data: DataDocument;
+  /** The bundle as downloaded, to tell a server without ETags sending it again from a new one. */
+  bytes: Buffer;
 }
 
 /**
@@ -162,12 +164,14 @@ export class BundleConsumer implements PolicySource, DecisionSource {
     this.state.lastRequest = new Date().toISOString();
     try {
       const response = await fetchBundle({ url: this.settings.url, etag: this.active ? this.etag : undefined, headers: this.settings.headers, timeoutMs: this.settings.timeoutMs, maxBytes: this.settings.maxBytes });
-      if (response.status === 304) {
+      if (response.status !== 304) this.state.lastSuccessfulDownload = new Date().toISOString();
+      // A server without ETags sends the whole bundle again: the same bytes are not activated twice.
+      if (response.status === 304 || this.active?.bytes.equals(response.bytes)) {
+        if (response.status !== 304) this.etag = response.etag;
         this.checked();
         if (this.settings.persistDir !== undefined) await persistCheck(this.settings.persistDir, this.settings.name, { etag: this.etag, checkedAt: this.checkedAt });
         this.emit({ type: 'unchanged', status: this.status() });
       } else {
-        this.state.lastSuccessfulDownload = new Date().toISOString();
         await this.activate(response.bytes, 'server');
         this.etag = response.etag;
         this.checked();
@@ -195,7 +199,7 @@ export class BundleConsumer implements PolicySource, DecisionSource {
     }
     const evaluator = await Evaluator.create(bundle.data, { policy: bundle.wasm, decisionCacheSize: this.settings.decisionCacheSize });
     // One assignment: a request decides on the old instance or on the new one, never on a mix.
-    this.active = { evaluator, revision: bundle.manifest.revision, data: bundle.data };
+    this.active = { evaluator, revision: bundle.manifest.revision, data: bundle.data, bytes };
     Object.assign(this.state, {
       revision: bundle.manifest.revision,
       dataRevision: bundle.data.revision,

@@ -1,7 +1,7 @@
 import type { DataDocument } from '../policy/compile/data-document';
 import { BundleError } from './bundle-error';
 import { verifyFiles, type VerificationKey } from './bundle-signature';
-import { dataDocumentSchema } from './data-document-schema';
+import { checkDataDocument } from './data-document-schema';
 import { readTarGz } from './tar-gz';
 
 export interface ReadBundleOptions {
@@ -43,7 +43,7 @@ export async function readBundle(bytes: Uint8Array, options: ReadBundleOptions =
   }
   return {
     manifest: readManifest(files.get('.manifest')),
-    data: readData(files),
+    data: await readData(files),
     wasm: files.get('policy.wasm'),
     files: [...files.keys(), ...(signatures ? ['.signatures.json'] : [])],
     signed: signatures !== undefined,
@@ -70,7 +70,7 @@ function readManifest(bytes: Buffer | undefined): Bundle['manifest'] {
 }
 
 /** Each data.json sits at its folder's path in `data` (OPA's layout); svcgate's document is `data.svcgate.acl`. */
-function readData(files: Map<string, Buffer>): DataDocument {
+async function readData(files: Map<string, Buffer>): Promise<DataDocument> {
   let found: unknown;
   for (const [name, bytes] of files) {
     if (name !== 'data.json' && !name.endsWith('/data.json')) continue;
@@ -82,12 +82,9 @@ function readData(files: Map<string, Buffer>): DataDocument {
     found = acl;
   }
   if (found === undefined) throw new BundleError('ERR_SVCGATE_BUNDLE_DATA', 'the bundle has no data.svcgate.acl; build it with `svcgate bundle`');
-  const parsed = dataDocumentSchema.safeParse(found);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new BundleError('ERR_SVCGATE_BUNDLE_DATA', `data.svcgate.acl is not svcgate's data document: at ${issue.path.join('.') || 'the top'}, ${issue.message}`);
-  }
-  return parsed.data;
+  const checked = await checkDataDocument(found);
+  if (!checked.success) throw new BundleError('ERR_SVCGATE_BUNDLE_DATA', `data.svcgate.acl is not svcgate's data document: ${checked.problem}`);
+  return checked.data;
 }
 
 function parseJson(bytes: Buffer, name: string): unknown {

@@ -2,7 +2,7 @@ import { createPrivateKey, createPublicKey, createSecretKey, KeyObject, X509Cert
 import { CompactSign, compactVerify } from 'jose';
 import { ConfigError } from '../policy/compile/config-error';
 import { BundleError } from './bundle-error';
-import { fileHash, FILE_HASHES } from './bundle-hash';
+import { fileHash, fileMatches, FILE_HASHES } from './bundle-hash';
 
 /** The JWS algorithms OPA signs bundles with; RS256 is OPA's default. */
 export const SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'HS256', 'HS384', 'HS512'] as const;
@@ -123,7 +123,7 @@ function checkFileList(listed: unknown, files: ReadonlyMap<string, Uint8Array>):
     if (!Object.hasOwn(FILE_HASHES, entry.algorithm)) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `${name} is hashed with ${entry.algorithm}; svcgate accepts ${Object.keys(FILE_HASHES).join(', ')}`);
     const bytes = files.get(name);
     if (bytes === undefined || !unsigned.has(name)) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `the signature lists ${name}, which the bundle does not hold (or lists it twice)`);
-    if (fileHash(name, bytes, entry.algorithm) !== entry.hash.toLowerCase()) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `${name} does not match its signed hash: the bundle was altered`);
+    if (!fileMatches(name, bytes, entry.algorithm, entry.hash)) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `${name} does not match its signed hash: the bundle was altered`);
     unsigned.delete(name);
   }
   if (unsigned.size > 0) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `the bundle holds files its signature does not list: ${[...unsigned].join(', ')}`);

@@ -1,4 +1,5 @@
 import type { DataDocument } from '../policy/compile/data-document';
+import { canonicalJson } from './bundle-hash';
 import { signFiles, type BundleSigning } from './bundle-signature';
 import { writeTarGz } from './tar-gz';
 
@@ -24,7 +25,8 @@ export const BUNDLE_ROOTS = ['svcgate'];
  * from the same Rego.
  */
 export async function writeBundle(options: WriteBundleOptions): Promise<Buffer> {
-  const json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8');
+  // Canonical, so that a reader checks the signed hash of data.json on its bytes (see fileMatches).
+  const json = (value: unknown) => Buffer.from(canonicalJson(value), 'utf8');
   const files = new Map<string, Uint8Array>([
     ['.manifest', json({ revision: options.revision ?? options.data.revision, roots: BUNDLE_ROOTS })],
     ['data.json', json({ svcgate: { acl: options.data } })],

@@ -6,7 +6,7 @@ import { decisionKey } from '../policy/evaluate/decision-key';
 import type { DecisionSource, ExpectedApi, PolicySource } from '../policy/evaluate/decision-source';
 import { decisionFrom, denied, MAX_CACHED_KEY, unavailable, type Decision, type PolicyInput } from '../policy/evaluate/evaluator';
 import { LruCache } from '../policy/evaluate/lru-cache';
-import { dataDocumentSchema } from './data-document-schema';
+import { checkDataDocument } from './data-document-schema';
 import { shownUrl } from './fetch-bundle';
 import { operationDifferences } from './operation-differences';
 
@@ -41,6 +41,14 @@ const schema = z
   .strict();
 type Settings = z.infer<typeof schema>;
 
+interface Limits {
+  timeoutMs: number;
+  maxResponseBytes: number;
+}
+
+/** For the whole data document, read at start-up and when its revision changes: as large as a bundle may be. */
+const DOCUMENT_LIMITS: Limits = { timeoutMs: 30_000, maxResponseBytes: 256 * 1024 * 1024 };
+
 /**
  * Decisions from an OPA server (a sidecar or a cluster) over its REST Data API, with the same
  * input as in-process. An undefined result is a deny; a timeout, a connection error, a 5xx or an
@@ -62,6 +70,7 @@ class RemoteOpa implements DecisionSource {
   private readonly agent: Agent;
   private cache: LruCache<string, Cached>;
   private checkedRevision: string | undefined;
+  private checking = false;
   private mismatch = 'OPA has not been checked against the served OpenAPI document yet';
 
   constructor(
@@ -119,9 +128,16 @@ class RemoteOpa implements DecisionSource {
 
   /** Reads OPA's data document and compares its operations with the served document's. */
   private async check(): Promise<void> {
+    if (this.checking) return;
+    this.checking = true;
     try {
-      const answer = await this.exchange('GET', '/v1/data/svcgate/acl', undefined);
-      const data = dataDocumentSchema.safeParse((answer.body as { result?: unknown } | null)?.result);
+      // The revision alone first: the whole document (23 MiB for the 1,000 x 1,000 ACL) is read again only when it changed.
+      if (this.checkedRevision !== undefined) {
+        const current = await this.exchange('GET', '/v1/data/svcgate/acl/revision', undefined);
+        if (current.status === 200 && (current.body as { result?: unknown } | null)?.result === this.checkedRevision) return;
+      }
+      const answer = await this.exchange('GET', '/v1/data/svcgate/acl', undefined, DOCUMENT_LIMITS);
+      const data = await checkDataDocument((answer.body as { result?: unknown } | null)?.result);
       if (answer.status !== 200 || !data.success) {
         this.fail(answer.status !== 200 ? `OPA answered ${answer.status} for data.svcgate.acl` : "OPA's data.svcgate.acl is not this svcgate version's data document");
         return;
@@ -136,6 +152,8 @@ class RemoteOpa implements DecisionSource {
     } catch (error) {
       // Unreachable now: decisions fail on their own; what was checked stays checked.
       if (this.checkedRevision === undefined) this.mismatch = `OPA could not be checked: ${(error as Error).message}`;
+    } finally {
+      this.checking = false;
     }
   }
 
@@ -145,10 +163,10 @@ class RemoteOpa implements DecisionSource {
     process.emitWarning(`remoteOpa ${shownUrl(this.base)}: ${problem}`, { code: 'SVCGATE_REMOTE_OPA_MISMATCH' });
   }
 
-  private exchange(method: 'GET' | 'POST', path: string, body: string | undefined): Promise<{ status: number; body: unknown }> {
+  private exchange(method: 'GET' | 'POST', path: string, body: string | undefined, limits: Limits = this.settings): Promise<{ status: number; body: unknown }> {
     const send = this.base.protocol === 'https:' ? httpsRequest : httpRequest;
     const url = new URL(path, this.base);
-    const { timeoutMs, maxResponseBytes } = this.settings;
+    const { timeoutMs, maxResponseBytes } = limits;
     return new Promise((resolve, reject) => {
       let settled = false;
       const finish = (error: Error | undefined, value?: { status: number; body: unknown }) => {

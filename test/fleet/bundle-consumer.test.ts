@@ -109,6 +109,24 @@ describe('bundleConsumer', () => {
     expect((await request(app).get('/healthz')).body).toMatchObject({ ready: true, revision: 'v2' });
   });
 
+  test('a server without ETags: the same bytes downloaded again are not activated again', async () => {
+    const plain = new BundleServer({ etag: false });
+    await plain.start();
+    try {
+      const { policy, events, next } = consumer({ url: plain.url('bundle.tar.gz') });
+      plain.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1' }));
+      await next('activated');
+      await next('unchanged');
+      expect(plain.log.filter((line) => line === '200 /bundle.tar.gz').length).toBeGreaterThan(1);
+      expect(events.filter((event) => event.type === 'activated')).toHaveLength(1);
+      expect(policy.status()).toMatchObject({ ready: true, revision: 'v1' });
+      plain.publish('bundle.tar.gz', await exampleBundle({ revision: 'v2' }));
+      expect((await next('activated')).status.revision).toBe('v2');
+    } finally {
+      await plain.stop();
+    }
+  });
+
   test('keeps the last good bundle when the server goes away, and says why in the status', async () => {
     const { policy, next } = consumer();
     const app = guardedApp(policy);

@@ -80,6 +80,13 @@ describe('writeBundle and readBundle', () => {
     const signed = await exampleBundle({ revision: 's1', signing: { key: keys.signing, algorithm, keyId: 'k1' } });
     const options = verifier(algorithm, keys.verifying, 'k1');
     expect((await readBundle(signed, options)).signed).toBe(true);
+    // The signed hash is over the canonical JSON: the same data written another way still verifies.
+    const reformatted = await tamper(signed, (files) => {
+      const document = JSON.parse(files.get('data.json')!.toString()) as { svcgate: { acl: Record<string, unknown> } };
+      const reordered = Object.fromEntries(Object.entries(document.svcgate.acl).reverse());
+      files.set('data.json', Buffer.from(JSON.stringify({ svcgate: { acl: reordered } }, null, 2)));
+    });
+    expect((await readBundle(reformatted, options)).data).toEqual(exampleData());
 
     const altered = await tamper(signed, (files) => {
       const document = JSON.parse(files.get('data.json')!.toString()) as { svcgate: { acl: { roles: Record<string, unknown> } } };
@@ -143,6 +150,12 @@ describe('writeBundle and readBundle', () => {
     expect((await refusal(readBundle(old))).message).toMatch(/schema_version must be 3/);
     const garbage = await tamper(await exampleBundle({ revision: 'x' }), (files) => files.set('data.json', Buffer.from('{"svcgate":{"acl":{"operations":[]}}}')));
     expect((await refusal(readBundle(garbage))).code).toBe('ERR_SVCGATE_BUNDLE_DATA');
+    const badOperation = await tamper(await exampleBundle({ revision: 'x' }), (files) => {
+      const document = JSON.parse(files.get('data.json')!.toString()) as { svcgate: { acl: { operations: Record<string, { action: string }> } } };
+      document.svcgate.acl.operations['GET /users/{userId}']!.action = 'erase';
+      files.set('data.json', Buffer.from(JSON.stringify(document)));
+    });
+    expect((await refusal(readBundle(badOperation))).message).toMatch(/at operations\.GET \/users\/\{userId\}\.action, /);
     const foreign = await tamper(await exampleBundle({ revision: 'x' }), (files) => files.set('run.sh', Buffer.from('#!/bin/sh')));
     expect((await refusal(readBundle(foreign))).message).toMatch(/holds run.sh/);
     const roots = await tamper(await exampleBundle({ revision: 'x' }), (files) => files.set('.manifest', Buffer.from('{"revision":"x","roots":["other"]}')));

@@ -159,6 +159,39 @@ describe('remoteOpa', () => {
     }
   });
 
+  test("OPA's data is read whole at start and again only when its revision changes, whatever maxResponseBytes", async () => {
+    const reads = { document: 0, revision: 0 };
+    let data = exampleData();
+    const fake = express();
+    fake.get('/v1/data/svcgate/acl', (_req, res) => {
+      reads.document += 1;
+      res.json({ result: data });
+    });
+    fake.get('/v1/data/svcgate/acl/revision', (_req, res) => {
+      reads.revision += 1;
+      res.json({ result: data.revision });
+    });
+    fake.post('/v1/data/svcgate/authz/decision', (_req, res) => res.json({ result: { allow: false, attributes: [], role: 'user', possession: null, scopes: [], reasons: ['no grant'] } }));
+    const server = await new Promise<Server>((resolve) => {
+      const started = fake.listen(0, '127.0.0.1', () => resolve(started));
+    });
+    try {
+      // The document is larger than an answer may be; it is read with a bound of its own.
+      expect(JSON.stringify(exampleData()).length).toBeGreaterThan(2048);
+      const remote = app({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, maxResponseBytes: 2048, checkIntervalSeconds: 0.05 });
+      expect((await settled(remote, '/api/v1/users/3', await token({ role: 'user', userId: 3 }))).status).toBe(403);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(reads.document).toBe(1);
+      expect(reads.revision).toBeGreaterThanOrEqual(2);
+      data = { ...data, revision: 'a-new-revision' };
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(reads.document).toBe(2);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   test('bad options are start-up errors', () => {
     expect(() => remoteOpa({ url: 'unix:/var/run/opa.sock' })).toThrow(ConfigError);
     expect(() => remoteOpa({ url: opa.url, timeoutMs: 0 })).toThrow(/timeoutMs/);

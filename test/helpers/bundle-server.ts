@@ -16,13 +16,16 @@ export class BundleServer {
   /** Requests seen, as `<status> <path>`, to tell downloads from 304s. */
   readonly log: string[] = [];
 
+  /** `etag: false` serves as a plain file server without ETags would: every poll downloads. */
+  constructor(private readonly options: { etag: boolean } = { etag: true }) {}
+
   async start(): Promise<string> {
     const app = express();
     app.use((req, res, next) => {
       res.on('finish', () => this.log.push(`${res.statusCode} ${req.path}`));
       next();
     });
-    app.use(express.static(this.dir, { etag: true, lastModified: false }));
+    app.use(express.static(this.dir, { etag: this.options.etag, lastModified: false }));
     this.server = await new Promise<Server>((resolve) => {
       const server = app.listen(this.port, '127.0.0.1', () => resolve(server));
     });
