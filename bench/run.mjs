@@ -1,13 +1,17 @@
 // `npm run bench`: every scenario in one run, side by side, and the ratios of each guarded
-// scenario to its unguarded twin; then the evaluator alone, its memory, and the compile cost of a
-// large ACL. Writes bench/results.md. BENCH_SECONDS sets the seconds per scenario (default 10),
+// scenario to its unguarded twin; then the evaluator alone, its memory, the compile cost of a
+// large ACL, the event-loop stall while a bundle is activated under load, and in-process decisions
+// against an OPA sidecar. Writes bench/results.md. BENCH_SECONDS sets the seconds per scenario (default 10),
 // BENCH_ROUNDS the rounds they are split into (default 10).
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { activationStall } from './activation-stall.mjs';
+import { largeApi } from './large-acl.mjs';
 import { load, pinLoadGenerator, PINNING, SCENARIOS, startServer } from './scenarios.mjs';
+import { sidecar } from './sidecar.mjs';
 import { requestPool } from './tokens.mjs';
 
 const require = createRequire(import.meta.url);
@@ -151,15 +155,7 @@ function memoryGrowth() {
 
 /** 1,000 roles x 1,000 paths: compile and load into the evaluator. */
 async function largeAcl() {
-  const paths = {};
-  for (let p = 0; p < 1000; p++) paths[`/r${p}/{id}`] = { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }] } };
-  const openapi = { openapi: '3.0.3', info: { title: 'large', version: '1' }, security: [{ b: [] }], components: { securitySchemes: { b: { type: 'http', scheme: 'bearer' } } }, paths };
-  const acl = {};
-  for (let r = 0; r < 1000; r++) {
-    const grants = {};
-    for (let p = 0; p < 1000; p++) grants[`/r${p}/{id}`] = { [(r + p) % 2 === 0 ? 'read:any' : 'read:own']: ['*'] };
-    acl[`role${r}`] = grants;
-  }
+  const { openapi, acl } = largeApi();
   const t0 = performance.now();
   const data = compileAcl({ openapi, acl });
   const compiled = performance.now();
@@ -191,6 +187,9 @@ pinLoadGenerator();
 const { rows: http, oasShare } = await httpScenarios();
 const alone = await evaluatorAlone();
 const large = await largeAcl();
+// The large ACL activates for seconds under load: its load lasts long enough to cover it.
+const stalls = [await activationStall('example', 6), await activationStall('large', 40)];
+const side = await sidecar();
 
 const lines = [
   '# svcgate benchmark',
@@ -211,6 +210,22 @@ const lines = [
   memoryLine(alone.memory),
   '',
   `Large ACL (1,000 roles x 1,000 paths, ${fmt(large.bytes / 2 ** 20, 1)} MiB of data): compiled in ${fmt(large.compileMs)} ms, loaded into the evaluator in ${fmt(large.loadMs)} ms.`,
+  '',
+  '## Bundle activation under load',
+  '',
+  "A server of the Express scenario whose ACL comes from a signed bundle (ES256) that it polls every 0.5 s from express.static, under the same load as above; once it serves the first revision a second is published. Longest stall: the worst lateness of a 1 ms timer in the server, from the last poll before the new revision to its activation (download, signature and hashes, data checks, new Wasm instance); serving alone: the same over the polls before, under the same load. Activation: from the poll that found the new revision to the swap.",
+  '',
+  '| ACL | bundle | longest stall, serving alone | longest stall, activating | activation under load | 2xx / 4xx / 5xx / errors |',
+  '|---|---:|---:|---:|---:|---|',
+  ...stalls.map((s) => `| ${s.size === 'large' ? '1,000 roles x 1,000 paths' : 'example'} | ${fmt(s.bundleBytes / 1024)} KiB | ${fmt(s.baselineMs)} ms | ${fmt(s.stallMs)} ms | ${fmt(s.activationMs)} ms | ${s.statuses['2xx']} / ${s.statuses['4xx']} / ${s.statuses['5xx']} / ${s.statuses.errors} |`),
+  '',
+  '## In-process policy.wasm against an OPA sidecar',
+  '',
+  `The same decisions from \`opa run --server\` serving a bundle of the example ACL on 127.0.0.1 (on the servers' CPU), through \`remoteOpa\`. One decision at a time, decision caches off: in-process p50 ${fmt(side.decision.inProcess.p50, 1)} us (p99 ${fmt(side.decision.inProcess.p99, 1)}), sidecar p50 ${fmt(side.decision.sidecar.p50, 1)} us (p99 ${fmt(side.decision.sidecar.p99, 1)}): the sidecar takes ${fmt(side.decision.sidecar.p50 / side.decision.inProcess.p50, 0)} times as long. The Express scenario with each, loaded alone in alternating rounds:`,
+  '',
+  '| server | requests/s | of bare Express | 5xx | errors |',
+  '|---|---:|---:|---:|---:|',
+  ...side.http.map((row) => `| ${row.label} | ${fmt(row.rps)} | ${fmt(row.rps / side.http[0].rps, 2)} | ${row['5xx']} | ${row.errors} |`),
   '',
 ];
 writeFileSync(join(HERE, 'results.md'), `${lines.join('\n')}\n`);

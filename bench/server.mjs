@@ -35,6 +35,17 @@ const scenarios = {
     app.get('/api/v1/users/:userId', (req, res) => res.json(req.auth.filter(user(Number(req.params.userId)))));
     return app;
   },
+  // The same route deciding through an OPA server (sidecar.mjs starts it and sets OPA_URL);
+  // SIDECAR_CACHE=0 turns the decision cache off, so that every request asks OPA.
+  'express-sidecar': () => {
+    const { bearerJwt, bearerJwtAcl } = require('svcgate/auth');
+    const { remoteOpa } = require('svcgate/fleet');
+    const app = require('express')();
+    const policy = remoteOpa({ url: process.env.OPA_URL, decisionCacheSize: Number(process.env.SIDECAR_CACHE ?? 10_000) });
+    app.use(bearerJwtAcl({ openapi: OPENAPI, handler: bearerJwt(JWT), policy: { bearerAuth: policy } }));
+    app.get('/api/v1/users/:userId', (req, res) => res.json(req.auth.filter(user(Number(req.params.userId)))));
+    return app;
+  },
   'oas-bare': () => oasTools('none'),
   // The host's own share: its security step with a handler that verifies nothing, and no ACL.
   'oas-security': () => oasTools('security'),
