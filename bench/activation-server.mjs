@@ -1,6 +1,7 @@
 // A server whose ACL comes from a bundle, for activation-stall.mjs: `node activation-server.mjs
 // <example|large>` with BUNDLE_URL and BUNDLE_KEY (the ES256 public key, PEM) set; prints "PORT <n>", then one JSON line per bundle event
-// with the longest event-loop stall since the previous event (a 1 ms timer's worst lateness).
+// with the longest event-loop stall since the previous event (a 1 ms timer's worst lateness) and,
+// for an activation, how long its download and the activation after it took.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,8 +31,9 @@ const policy = bundleConsumer({
   verification: { key: process.env.BUNDLE_KEY, algorithm: 'ES256' },
   onUpdate: (event) => {
     const status = event.status;
-    const activationMs = event.type === 'activated' ? Date.parse(status.lastSuccessfulActivation) - Date.parse(status.lastRequest) : undefined;
-    console.log(JSON.stringify({ type: event.type, revision: status.revision, worstStallMs: worst, activationMs, error: status.lastError }));
+    const at = (name) => Date.parse(status[name]);
+    const [downloadMs, activationMs] = event.type === 'activated' ? [at('lastSuccessfulDownload') - at('lastRequest'), at('lastSuccessfulActivation') - at('lastSuccessfulDownload')] : [];
+    console.log(JSON.stringify({ type: event.type, revision: status.revision, worstStallMs: worst, downloadMs, activationMs, error: status.lastError }));
     worst = 0;
   },
 });

@@ -118,6 +118,7 @@ export async function activationStall(size, seconds = 6) {
       bundleBytes: second.length,
       baselineMs: baseline,
       stallMs: activated.worstStallMs,
+      downloadMs: activated.downloadMs,
       activationMs: activated.activationMs,
       statuses: { '2xx': result['2xx'], '4xx': result['4xx'], '5xx': result['5xx'], errors: result.errors + result.timeouts },
     };

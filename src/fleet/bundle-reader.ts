@@ -1,5 +1,7 @@
 import type { DataDocument } from '../policy/compile/data-document';
+import { canonicalJson } from './bundle-hash';
 import { BundleError } from './bundle-error';
+import { WASM_ENTRYPOINT } from './bundle-writer';
 import { verifyFiles, type VerificationKey } from './bundle-signature';
 import { checkDataDocument } from './data-document-schema';
 import { readTarGz } from './tar-gz';
@@ -57,7 +59,7 @@ function knownFile(name: string): boolean {
 
 function readManifest(bytes: Buffer | undefined): Bundle['manifest'] {
   if (bytes === undefined) return { revision: '', roots: [''] };
-  const manifest = parseJson(bytes, '.manifest') as { revision?: unknown; roots?: unknown } | null;
+  const manifest = parseJson(bytes, '.manifest') as { revision?: unknown; roots?: unknown; metadata?: { svcgate?: { wasm?: unknown } } } | null;
   const revision = manifest?.revision ?? '';
   const roots = manifest?.roots ?? [''];
   if (typeof revision !== 'string' || !Array.isArray(roots) || !roots.every((root) => typeof root === 'string')) {
@@ -65,6 +67,10 @@ function readManifest(bytes: Buffer | undefined): Bundle['manifest'] {
   }
   if (!roots.some((root) => root === '' || root === 'svcgate' || root === 'svcgate/acl')) {
     throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', `the manifest's roots ${JSON.stringify(roots)} do not hold svcgate; the data must be under data.svcgate.acl`);
+  }
+  const wasm = manifest?.metadata?.svcgate?.wasm;
+  if (wasm !== undefined && canonicalJson(wasm) !== canonicalJson(WASM_ENTRYPOINT)) {
+    throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', `the manifest names the Wasm entrypoint ${JSON.stringify(wasm)}; svcgate's policy.wasm answers ${JSON.stringify(WASM_ENTRYPOINT)}`);
   }
   return { revision, roots: roots as string[] };
 }

@@ -1,4 +1,5 @@
 import type { DataDocument } from '../policy/compile/data-document';
+import { ENTRYPOINT } from '../policy/evaluate/evaluator';
 import { canonicalJson } from './bundle-hash';
 import { signFiles, type BundleSigning } from './bundle-signature';
 import { writeTarGz } from './tar-gz';
@@ -18,17 +19,23 @@ export interface WriteBundleOptions {
 export const BUNDLE_ROOTS = ['svcgate'];
 
 /**
+ * policy.wasm's entrypoint, in the manifest's `metadata` rather than OPA's `wasm` list: OPA would
+ * load the module listed there, and an OPA without a Wasm runtime (as `go install` builds it)
+ * would refuse the bundle; from `metadata` svcgate reads it and OPA ignores it.
+ */
+export const WASM_ENTRYPOINT = { entrypoint: ENTRYPOINT, module: '/policy.wasm' };
+
+/**
  * An OPA bundle that both OPA and svcgate's consumer activate: `.manifest`, `data.json`
  * (`{"svcgate":{"acl": <data document>}}`), the Rego source, `policy.wasm` and, when signing,
- * `.signatures.json`. The manifest declares no Wasm entrypoint, so an OPA built without a Wasm
- * runtime (as `go install` builds it) evaluates the Rego, and svcgate evaluates the Wasm built
- * from the same Rego.
+ * `.signatures.json`. OPA evaluates the Rego, svcgate the Wasm built from the same Rego (see
+ * WASM_ENTRYPOINT).
  */
 export async function writeBundle(options: WriteBundleOptions): Promise<Buffer> {
   // Canonical, so that a reader checks the signed hash of data.json on its bytes (see fileMatches).
   const json = (value: unknown) => Buffer.from(canonicalJson(value), 'utf8');
   const files = new Map<string, Uint8Array>([
-    ['.manifest', json({ revision: options.revision ?? options.data.revision, roots: BUNDLE_ROOTS })],
+    ['.manifest', json({ revision: options.revision ?? options.data.revision, roots: BUNDLE_ROOTS, metadata: { svcgate: { wasm: WASM_ENTRYPOINT } } })],
     ['data.json', json({ svcgate: { acl: options.data } })],
     ...Object.entries(options.rego).map(([name, source]): [string, Uint8Array] => [name, Buffer.from(source, 'utf8')]),
     ['policy.wasm', options.wasm],

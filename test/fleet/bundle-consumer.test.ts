@@ -82,6 +82,8 @@ describe('bundleConsumer', () => {
     expect(answer.status).toBe(503);
     expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(answer.body).toEqual({ error: 'ServiceUnavailable', message: 'no policy bundle has been activated yet' });
+    // Public operations (security: []) are the policy's to decide too: without it, 503 as well.
+    expect((await request(app).get('/api/v1/status')).status).toBe(503);
     const health = await request(app).get('/healthz');
     expect(health.status).toBe(503);
     expect(health.body).toMatchObject({ ready: false, revision: null, lastError: { code: 'ERR_SVCGATE_BUNDLE_DOWNLOAD' } });

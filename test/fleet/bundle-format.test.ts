@@ -160,6 +160,13 @@ describe('writeBundle and readBundle', () => {
     expect((await refusal(readBundle(foreign))).message).toMatch(/holds run.sh/);
     const roots = await tamper(await exampleBundle({ revision: 'x' }), (files) => files.set('.manifest', Buffer.from('{"revision":"x","roots":["other"]}')));
     expect((await refusal(readBundle(roots))).code).toBe('ERR_SVCGATE_BUNDLE_MANIFEST');
+    const entrypoint = await tamper(await exampleBundle({ revision: 'x' }), (files) => {
+      const manifest = JSON.parse(files.get('.manifest')!.toString()) as { metadata: { svcgate: { wasm: { entrypoint: string } } } };
+      expect(manifest.metadata.svcgate.wasm).toEqual({ entrypoint: 'svcgate/authz/decision', module: '/policy.wasm' });
+      manifest.metadata.svcgate.wasm.entrypoint = 'svcgate/authz/allow';
+      files.set('.manifest', Buffer.from(JSON.stringify(manifest)));
+    });
+    expect((await refusal(readBundle(entrypoint))).message).toMatch(/names the Wasm entrypoint .*svcgate\/authz\/allow/);
   });
 
   test('keys are ordered by their UTF-8 bytes, as Go orders them', () => {

@@ -45,7 +45,8 @@ export interface Decision {
   unavailable?: { retryAfterSeconds: number };
 }
 
-const ENTRYPOINT = 'svcgate/authz/decision';
+/** The policy's one entrypoint, in policy.wasm and in a bundle's manifest. */
+export const ENTRYPOINT = 'svcgate/authz/decision';
 const encoder = new TextEncoder();
 /**
  * Inputs whose key is longer than this are decided but not remembered: parameter values come from
