@@ -9,6 +9,8 @@ export interface Credentials {
 
 /** RFC 6750 and RFC 9449: the scheme, case-insensitive, one or more spaces, and one b64token. */
 const CREDENTIALS = /^(bearer|dpop) +([A-Za-z0-9\-._~+/]+=*)$/i;
+/** RFC 9110, 11.4: an auth-scheme is a token, followed by a space or nothing. */
+const SCHEME = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?: |$)/;
 
 /** Reads `Bearer <token>` and `DPoP <token>`, as far as `offer` accepts them; anything else is a SecurityError. */
 export function readCredentials(authorization: unknown, maxHeaderBytes: number, offer: SchemeOffer): Credentials {
@@ -26,6 +28,10 @@ export function readCredentials(authorization: unknown, maxHeaderBytes: number, 
   }
   if (match === null || (scheme === 'DPoP' && offer.dpopAlgorithms === undefined)) {
     const forms = [offer.bearer ? 'Bearer <token>' : undefined, offer.dpopAlgorithms === undefined ? undefined : 'DPoP <token>'].filter(Boolean).join(' or ');
+    const sent = SCHEME.exec(authorization)?.[1]!.toLowerCase();
+    if (sent !== undefined && sent !== 'bearer' && (sent !== 'dpop' || offer.dpopAlgorithms === undefined)) {
+      throw new SecurityError('credentials of another scheme', `the Authorization header holds credentials of another scheme, not ${forms}`, 'ERR_SVCGATE_OTHER_SCHEME');
+    }
     const description = `the Authorization header is not ${forms}`;
     throw new SecurityError(description, description);
   }

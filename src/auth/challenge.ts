@@ -1,4 +1,5 @@
 import { DPOP_PROOF_ERROR } from './dpop-proof';
+import { isOtherScheme } from './errors';
 
 /** The schemes a bearerJwt handler accepts, as its 401s offer them (RFC 6750, 3; RFC 9449, 7.1). */
 export interface SchemeOffer {
@@ -27,6 +28,8 @@ export function bareChallenges(offer: SchemeOffer): string[] {
  * come bare. A refused proof is `invalid_dpop_proof`, anything else `invalid_token`.
  */
 export function failureChallenges(offer: SchemeOffer, used: 'Bearer' | 'DPoP', error: unknown): string[] {
+  // RFC 6750, 3.1: a client that tried another authentication method gets no error code.
+  if (isOtherScheme(error)) return bareChallenges(offer);
   const carrier = used === 'Bearer' && offer.bearer ? 'Bearer' : 'DPoP';
   const code = (error as { code?: unknown } | null)?.code === DPOP_PROOF_ERROR ? 'invalid_dpop_proof' : 'invalid_token';
   const params = `error="${code}", error_description="${describe(error)}"`;

@@ -3,19 +3,25 @@ import { tokenErrorDescription } from './token-error-description';
 
 /**
  * The Authorization header is not `Bearer <token>`. The host answers 401; @oas-tools/core does so
- * by the error's name.
+ * by the error's name. `code` is ERR_SVCGATE_OTHER_SCHEME when the header holds credentials of
+ * another scheme (`Basic ...`): the 401 then carries the bare challenge, as for no credentials.
  */
 export class SecurityError extends Error {
-  readonly code = 'ERR_SVCGATE_BEARER_FORMAT';
   override readonly name = 'SecurityError';
 
   constructor(
     message: string,
     /** What the caller is told (401 error_description and message): short, with no text taken from the request. */
     readonly description: string = 'the Authorization header is not Bearer <token>',
+    readonly code: 'ERR_SVCGATE_BEARER_FORMAT' | 'ERR_SVCGATE_OTHER_SCHEME' = 'ERR_SVCGATE_BEARER_FORMAT',
   ) {
     super(message);
   }
+}
+
+/** Whether `error` says the request sent credentials of another scheme than the ones offered. */
+export function isOtherScheme(error: unknown): boolean {
+  return error instanceof SecurityError && error.code === 'ERR_SVCGATE_OTHER_SCHEME';
 }
 
 /**

@@ -8,6 +8,7 @@ import type { AclOptions } from './acl-options';
 import { authorize, type ConfirmInput } from './authorize';
 import type { BearerJwtHandler } from './bearer-jwt';
 import { challengesOf, describe } from './challenge';
+import { isOtherScheme } from './errors';
 import { logAuthenticationFailure } from './decision-log';
 import { filterAttributes } from './filter-attributes';
 import { insufficientScopeChallenge } from './scope-challenge';
@@ -38,16 +39,24 @@ export interface Guard {
  */
 export async function guardRequest(guard: Guard, found: OperationMatch, req: GuardedRequest, res: ServerResponse, anonymous = false, confirm?: ConfirmInput): Promise<boolean> {
   // anonymous: the request met no security requirement that the token could complete (see express-security).
-  const header = anonymous ? undefined : req.headers.authorization;
+  let header = anonymous ? undefined : req.headers.authorization;
   let payload: VerifiedPayload | undefined;
+  // Why a request without bearer credentials has none, when it sent another scheme's.
+  let missing = 'this operation needs a bearer token';
   if (found.operation.secured && header !== undefined) {
     try {
       payload = await guard.handler(header, verificationRequest(req));
     } catch (error) {
-      const description = describe(error);
-      logAuthenticationFailure(guard.options.decisionLog, guard.evaluator, found.key, description);
-      answerJson(res, 401, 'Unauthorized', description, challengesOf(error));
-      return false;
+      if (isOtherScheme(error)) {
+        // RFC 6750, 3.1: credentials of another scheme are no bearer credentials; the request is decided as one without any.
+        header = undefined;
+        missing = describe(error);
+      } else {
+        const description = describe(error);
+        logAuthenticationFailure(guard.options.decisionLog, guard.evaluator, found.key, description);
+        answerJson(res, 401, 'Unauthorized', description, challengesOf(error));
+        return false;
+      }
     }
   }
   const pending = authorize(guard.evaluator, found, req, payload, guard.options, confirm);
@@ -64,7 +73,7 @@ export async function guardRequest(guard: Guard, found: OperationMatch, req: Gua
     // RFC 6750, 3.1: a request without credentials gets the bare challenge, no error code.
     if (header === undefined) {
       // Another verifier than bearerJwt's may come without the challenges.
-      answerJson(res, 401, 'Unauthorized', 'this operation needs a bearer token', guard.handler.challenges ?? ['Bearer']);
+      answerJson(res, 401, 'Unauthorized', missing, guard.handler.challenges ?? ['Bearer']);
     } else {
       answerJson(res, 403, 'Forbidden', decision.reasons.join('; '), insufficientScopeChallenge(decision));
     }

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { ownProperty, type VerifiedPayload } from '../policy/request/build-input';
 import { claimPathSchema } from '../policy/request/claim-path';
 import { compileAcl, compileOperations } from '../policy/compile/compile-acl';
+import { isPlainObject, loadDocument } from '../policy/compile/load-document';
+import { mergeDeclarations } from '../policy/compile/merge-declarations';
 import { ConfigError } from '../policy/compile/config-error';
 import { operationKey, type OperationFacts } from '../policy/compile/data-document';
 import type { DecisionSource } from '../policy/evaluate/decision-source';
@@ -94,7 +96,7 @@ export class BearerJWT {
     for (const [scheme, definition] of Object.entries(schemes)) {
       const inDocument = readDocumentConfig(definition['x-acl-config'], scheme);
       const source = options.policy?.[scheme];
-      const declaration = options.acl?.[scheme] ?? inDocument.acl?.[scheme];
+      const { declaration, aclSource } = chosenDeclaration(options.acl?.[scheme], inDocument, scheme);
       if (source !== undefined && options.acl?.[scheme] !== undefined) {
         throw new ConfigError(FILE, `$.policy.${scheme}`, `the scheme ${scheme} has both a declaration in acl and a source in policy`, 'give one of them');
       }
@@ -104,7 +106,7 @@ export class BearerJWT {
         const { operations } = compileOperations({ openapi, scheme });
         guards.push({ scheme, operations, evaluator: source.connect({ scheme, operations, file: FILE }) });
       } else {
-        const data = compileAcl({ openapi, acl: declaration, scheme, strict: options.strict });
+        const data = compileAcl({ openapi, acl: declaration, aclSource, scheme, strict: options.strict });
         guards.push({ scheme, operations: data.operations, evaluator: await Evaluator.create(data, { decisionCacheSize: options.decisionCacheSize }) });
       }
     }
@@ -297,9 +299,36 @@ function toLocals(decision: Decision): OasAcl {
 
 const documentConfigSchema = z.object({ acl: z.record(z.string(), z.unknown()).optional(), roleBinding: claimPathSchema('roleBinding').optional() }).strict();
 
-function readDocumentConfig(value: unknown, scheme: string): z.infer<typeof documentConfigSchema> {
+type DocumentConfig = z.infer<typeof documentConfigSchema> & { declaration?: Record<string, unknown> };
+
+const DOCUMENT = '<OpenAPI document>';
+
+/**
+ * x-acl-config holds svcgate's configuration (`{ acl, roleBinding }`) or, as @oas-tools/auth
+ * 1.1.0 documents it, the permission declaration itself (roles at the top).
+ */
+function readDocumentConfig(value: unknown, scheme: string): DocumentConfig {
   if (value === undefined) return {};
-  return parseWith(documentConfigSchema, value, '<OpenAPI document>', ['components', 'securitySchemes', scheme, 'x-acl-config'], 'write x-acl-config: { acl: { <scheme>: <file or declaration> }, roleBinding: <claim> }');
+  const at = ['components', 'securitySchemes', scheme, 'x-acl-config'];
+  if (!isPlainObject(value)) throw new ConfigError(DOCUMENT, `$.${at.join('.')}`, 'x-acl-config is not an object', 'write the permission declaration there, or { acl: { <scheme>: <file or declaration> }, roleBinding: <claim> }');
+  const keys = Object.keys(value);
+  if (keys.length === 0 || !keys.every((key) => key === 'acl' || key === 'roleBinding')) return { declaration: value };
+  const config = parseWith(documentConfigSchema, value, DOCUMENT, at, 'write x-acl-config: { acl: { <scheme>: <file or declaration> }, roleBinding: <claim> }');
+  const other = Object.keys(config.acl ?? {}).find((name) => name !== scheme);
+  if (other !== undefined) throw new ConfigError(DOCUMENT, `$.${at.join('.')}.acl.${other}`, `the x-acl-config of ${scheme} declares the ACL of ${other}`, `name the scheme it sits in: acl: { ${scheme}: ... }`);
+  return config;
+}
+
+/**
+ * The declaration a scheme is guarded by: the use() config's wins over x-acl-config's `acl`; a
+ * declaration written in x-acl-config itself has the use() config's merged onto it.
+ */
+function chosenDeclaration(fromUse: unknown, inDocument: DocumentConfig, scheme: string): { declaration: unknown; aclSource?: string } {
+  if (inDocument.declaration === undefined) return { declaration: fromUse ?? inDocument.acl?.[scheme] };
+  const at = `x-acl-config of ${scheme} in the OpenAPI document`;
+  if (fromUse === undefined) return { declaration: inDocument.declaration, aclSource: `<${at}>` };
+  const loaded = loadDocument(fromUse, 'ACL');
+  return { declaration: mergeDeclarations(inDocument.declaration, loaded.value), aclSource: `<${at}, merged with ${loaded.file}>` };
 }
 
 export { BearerJWT as OASBearerJWT };

@@ -22,7 +22,6 @@ describe('the handler', () => {
   test.each([
     ['no header', undefined],
     ['a number', 42],
-    ['another scheme', 'Basic YTpi'],
     ['no token', 'Bearer '],
     ['two tokens', 'Bearer a.b.c d.e.f'],
     ['a header over 8 KiB', `Bearer ${'a'.repeat(9000)}`],
@@ -30,6 +29,12 @@ describe('the handler', () => {
     const error = await verify(header).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(SecurityError);
     expect(error).toMatchObject({ name: 'SecurityError', code: 'ERR_SVCGATE_BEARER_FORMAT' });
+  });
+
+  test.each(['Basic YTpi', 'Basic', 'DPoP a.b.c', 'Digest username="a"'])('another scheme (%s) is a SecurityError whose code says so', async (header) => {
+    const error = await verify(header).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(SecurityError);
+    expect(error).toMatchObject({ name: 'SecurityError', code: 'ERR_SVCGATE_OTHER_SCHEME' });
   });
 
   test('every verification failure is a JsonWebTokenError with a stable code', async () => {

@@ -147,6 +147,48 @@ describe('configuration sources', () => {
   });
 });
 
+describe('x-acl-config holding the permission declaration itself, as @oas-tools/auth 1.1.0 documents it', () => {
+  const withDeclaration = (declaration: unknown) => {
+    const file = join(work, `declaration-${Math.random().toString(36).slice(2)}.yaml`);
+    const document = load(readFileSync(OPENAPI, 'utf8')) as { components: { securitySchemes: { bearerAuth: Record<string, unknown> } } };
+    document.components.securitySchemes.bearerAuth['x-acl-config'] = declaration;
+    writeFileSync(file, dump(document));
+    return file;
+  };
+  const declared = withDeclaration({ anonymous: {}, user: { 'users/{userId}': { 'read:own': ['*', '!password'] } }, admin: { $extend: ['user'], '/users': { 'read:any': ['*'] } } });
+  const alone = withHost({ openapi: declared, jwt: HS256, position: 2, customHandler: true });
+  // The use() config's declaration is merged onto the document's: a new grant for admin, and
+  // user's read:own replaced by read:any.
+  const merged = withHost({ openapi: declared, jwt: HS256, position: 2, customHandler: true, acl: { bearerAuth: { user: { '/users/{userId}': { 'read:any': ['name'] } }, admin: { '/users/{userId}': { 'delete:any': ['*'] } } } } });
+
+  test('alone: it decides as the same declaration given to use()', async () => {
+    const user = await bearer({ role: 'user', userId: [1] });
+    expect((await call(alone(), 'GET', '/users/1', user)).status).toBe(200);
+    expect((await call(alone(), 'GET', '/users/2', user)).status).toBe(403);
+    expect((await call(alone(), 'GET', '/users', await bearer({ role: 'admin' }))).status).toBe(200);
+    expect((await call(alone(), 'GET', '/users')).status).toBe(401);
+  });
+
+  test("merged under the use() config's declaration: both apply, the use() config wins where both grant", async () => {
+    const user = await bearer({ role: 'user', userId: [1] });
+    expect((await call(merged(), 'GET', '/users/2', user)).status).toBe(200);
+    expect((await call(merged(), 'GET', '/users', await bearer({ role: 'admin' }))).status).toBe(200);
+    expect((await call(merged(), 'DELETE', '/users/4', await bearer({ role: 'admin' }))).status).toBe(200);
+    expect((await call(merged(), 'DELETE', '/users/4', user)).status).toBe(403);
+  });
+
+  test.each([
+    ['an unknown path in the document', withDeclaration({ user: { '/people': { 'read:any': ['*'] } } }), undefined, /<x-acl-config of bearerAuth in the OpenAPI document> at .*\/people is not a path of the OpenAPI document/],
+    ['an unknown action after the merge', withDeclaration({ user: { '/users': { 'read:any': ['*'] } } }), { bearerAuth: { user: { '/users': { 'list:any': ['*'] } } } }, /<x-acl-config of bearerAuth in the OpenAPI document, merged with <inline ACL>> at .*unknown action "list"/],
+    ['the configuration form naming another scheme', withDeclaration({ acl: { otherAuth: PERMISSIONS } }), undefined, /the x-acl-config of bearerAuth declares the ACL of otherAuth/],
+    ['a value that is no object', withDeclaration('./permissions.yaml'), undefined, /x-acl-config is not an object/],
+  ])('%s stops start-up with the ConfigError', async (_name, openapi, acl, message) => {
+    const { code, output } = await failedStart({ openapi, jwt: HS256, position: 2, customHandler: true, acl });
+    expect(code).toBe(1);
+    expect(output).toMatch(message);
+  });
+});
+
 describe('roleBinding and checkOwnership', () => {
   const bound = withHost({ ...standard, roleBinding: 'groups' });
   const even = withHost({ ...standard, checkOwnership: 'even' });

@@ -16,6 +16,8 @@ const PATH = '/api/v1/users/3';
 const SAFE = /^[\x20\x21\x23-\x5B\x5D-\x7E]+$/;
 const now = () => Math.floor(Date.now() / 1000);
 
+const OTHER_SCHEME = 'the Authorization header holds credentials of another scheme, not Bearer <token>';
+
 /** Refused credentials: the Authorization header, and the description the 401 must give. */
 const REFUSALS: [string, () => Promise<string>, string][] = [
   ['an expired token', async () => `Bearer ${await token({ role: 'user', userId: 3, exp: now() - 60 })}`, 'the token has expired'],
@@ -26,7 +28,7 @@ const REFUSALS: [string, () => Promise<string>, string][] = [
     async () => `Bearer ${await new SignJWT({ iss: ISSUER, role: 'user', userId: 3 }).setProtectedHeader({ alg: 'HS384' }).sign(new TextEncoder().encode(SECRET))}`,
     "the token's algorithm is not accepted",
   ],
-  ['another scheme', async () => 'Basic dXNlcjpwYXNz', 'the Authorization header is not Bearer <token>'],
+  ['a malformed Bearer header', async () => 'Bearer two tokens', 'the Authorization header is not Bearer <token>'],
   ['a header over maxHeaderBytes', async () => `Bearer ${'a'.repeat(9000)}`, 'the Authorization header is longer than 8192 bytes'],
 ];
 
@@ -79,6 +81,12 @@ describe('Express + bearerJwtAcl', () => {
     expect(await fetchWith(`${url}${PATH}`)).toEqual({ status: 401, challenge: 'Bearer', body: { error: 'Unauthorized', message: 'this operation needs a bearer token' } });
     expect(events).toEqual([expect.objectContaining({ operation: 'GET /users/{userId}', input: expect.not.objectContaining({ role: expect.anything() }), result: expect.objectContaining({ allow: false }) })]);
   });
+
+  test.each(['Basic dXNlcjpwYXNz', 'Digest username="a"', 'Negotiate'])('another scheme (%s) is no credentials: the bare challenge (RFC 6750 3.1), and the message says why', async (authorization) => {
+    expect(await fetchWith(`${url}${PATH}`, authorization)).toEqual({ status: 401, challenge: 'Bearer', body: { error: 'Unauthorized', message: OTHER_SCHEME } });
+    expect(ran).toEqual([]);
+    expect(events).toEqual([expect.objectContaining({ operation: 'GET /users/{userId}', input: expect.not.objectContaining({ role: expect.anything() }), result: expect.objectContaining({ allow: false }) })]);
+  });
 });
 
 describe('@oas-tools/core + BearerJWT + jwtErrorHandler', () => {
@@ -103,6 +111,15 @@ describe('@oas-tools/core + BearerJWT + jwtErrorHandler', () => {
   test('a verification failure is answered by jwtErrorHandler with the description', async () => {
     const answer = await fetchWith(`${host.url}${PATH}`, `Bearer ${await token({ role: 'user', userId: 3, exp: now() - 60 })}`);
     expect(answer.body).toEqual({ error: 'JsonWebTokenError', message: 'the token has expired' });
+  });
+
+  test('another scheme: the host 401 gets the bare challenge, no error code (RFC 6750 3.1), and is logged with the reason', async () => {
+    const before = await host.calls();
+    const answer = await fetchWith(`${host.url}${PATH}`, 'Basic dXNlcjpwYXNz');
+    const after = await host.calls();
+    expect(answer).toMatchObject({ status: 401, challenge: 'Bearer' });
+    expect(after.calls).toEqual(before.calls);
+    expect(after.events.slice(before.events.length)).toEqual([expect.objectContaining({ operation: 'GET /users/{userId}', result: expect.objectContaining({ allow: false, reasons: [OTHER_SCHEME] }), status: 401 })]);
   });
 
   test('no credentials: the host 401 gets the bare challenge and is logged', async () => {

@@ -90,9 +90,14 @@ function readExtends(value: unknown, file: string, at: readonly string[]): strin
 }
 
 /** Accepts `/users/{id}`, `users/{id}` and `/users/:id`; the result must be a path of the document. */
-function resolveResource(key: string, resources: ReadonlySet<string>, file: string, at: readonly string[]): string {
+/** A resource key as the document writes paths: `users/:id` and `/users/{id}` are the same resource. */
+export function resourceKey(key: string): string {
   const withSlash = key.startsWith('/') ? key : `/${key}`;
-  const normalized = withSlash.includes(':') ? withSlash.replace(/:([A-Za-z0-9_.~-]+)/g, '{$1}') : withSlash;
+  return withSlash.includes(':') ? withSlash.replace(/:([A-Za-z0-9_.~-]+)/g, '{$1}') : withSlash;
+}
+
+function resolveResource(key: string, resources: ReadonlySet<string>, file: string, at: readonly string[]): string {
+  const normalized = resourceKey(key);
   if (resources.has(normalized)) return normalized;
   const shape = (path: string) => path.replace(/\{[^}]*\}/g, '{}');
   const similar = [...resources].filter((path) => shape(path) === shape(normalized));

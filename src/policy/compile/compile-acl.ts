@@ -12,6 +12,8 @@ import { readScopeList } from './scope-requirements';
 export interface CompileAclOptions {
   /** The permission declaration: an object, or a path to a JSON or YAML file. */
   acl: unknown;
+  /** Names an `acl` object in errors and warnings (default `<inline ACL>`), e.g. where it was read from. */
+  aclSource?: string;
   /** The OpenAPI 3.0/3.1 document: an object, or a path to a JSON or YAML file. */
   openapi: unknown;
   /** The security scheme to guard; default: the document's only bearer JWT scheme (http bearer, oauth2 or openIdConnect). */
@@ -37,7 +39,8 @@ export function compileAcl(options: CompileAclOptions): DataDocument {
 /** compileAcl, also giving the $ref-resolved OpenAPI document (adapters read its servers). */
 export function compileApi(options: CompileAclOptions): { data: DataDocument; document: Record<string, unknown> } {
   const { scheme, operations: facts, document } = compileOperations(options);
-  const acl = loadDocument(options.acl, 'ACL');
+  const loaded = loadDocument(options.acl, 'ACL');
+  const acl = typeof options.acl === 'string' || options.aclSource === undefined ? loaded : { ...loaded, file: options.aclSource };
   const declared = readRoles(acl.value, acl.file, new Set(Object.values(facts).map((operation) => operation.resource)));
   const anonymousDefault = !Object.hasOwn(declared.roles, 'anonymous');
   if (anonymousDefault) reportAnonymousDefault(facts, acl.file, options.strict ?? false);
