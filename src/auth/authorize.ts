@@ -31,7 +31,7 @@ export function authorize(
   const startedAt = options.decisionLog ? performance.now() : 0;
   const done = (result: AuthorizeResult): AuthorizeResult => {
     const refused = confirm?.(result.input);
-    const final = refused ? { decision: denied(`bad request: ${refused.message}`), input: result.input, refused } : result;
+    const final = refused ? { decision: denied(`bad request: ${refused.message}`), input: result.input, refused } : explained(result, payload, options.roleBinding);
     logDecision(options.decisionLog, evaluator, final, startedAt);
     return final;
   };
@@ -47,4 +47,16 @@ export function authorize(
     return failed(error);
   }
   return pending instanceof Promise ? pending.then(done, failed) : done(pending);
+}
+
+/**
+ * A deny for a caller whose verified token has no role claim says so first: such a caller is
+ * `anonymous`, and the policy's reasons alone ("no role of the caller is granted...") would not
+ * tell the client which claim was looked for.
+ */
+function explained(result: AuthorizeResult, payload: VerifiedPayload | undefined, roleBinding = 'role'): AuthorizeResult {
+  const { decision, input } = result;
+  if (decision.allow || decision.unavailable || payload === undefined || Object.hasOwn(input, 'role')) return result;
+  const looked = roleBinding === 'role' ? 'role' : `${roleBinding}, nor role`;
+  return { ...result, decision: { ...decision, reasons: [`the token has no role claim (${looked}), so the caller is anonymous`, ...decision.reasons] } };
 }

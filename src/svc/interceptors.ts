@@ -66,7 +66,7 @@ function interceptorsOf(service: ServiceRoutes, value: unknown): Array<[SvcRoute
 /** `{ <instance>: Class }`: each method of the class intercepts the service method of the same name. */
 function classInterceptors(service: ServiceRoutes, Class: InterceptorClass): Array<[SvcRoute, Interceptor]> {
   const { object, methods } = instantiate(Class, service);
-  if (methods.length === 0) throw new Error(`SvcApi: interceptor class ${className(Class)} has no method to intercept ${service.instance} with; name its methods like the methods of ${service.instance}`);
+  if (methods.length === 0) throw new Error(`SvcApi: interceptor class ${className(Class, service)} has no method to intercept ${service.instance} with; name its methods like the methods of ${service.instance}`);
   return methods.map((method) => [service.methods.get(method)!, boundMethod(object, method)]);
 }
 
@@ -75,7 +75,7 @@ function methodInterceptor(service: ServiceRoutes, method: string, value: unknow
   if (isClass(value)) {
     const { object, methods } = instantiate(value, service);
     if (!methods.includes(method)) {
-      throw new Error(`SvcApi: interceptor class ${className(value)} has no method ${method} to intercept ${service.instance}.${method}${didYouMean(method, methods)}; add ${method} to the class`);
+      throw new Error(`SvcApi: interceptor class ${className(value, service)} has no method ${method} to intercept ${service.instance}.${method}${didYouMean(method, methods)}; add ${method} to the class`);
     }
     return boundMethod(object, method);
   }
@@ -101,11 +101,11 @@ function instantiate(Class: InterceptorClass, service: ServiceRoutes): { object:
   for (const [name, isMethod] of properties) {
     if (isMethod && !service.methods.has(name)) {
       throw new Error(
-        `SvcApi: interceptor class ${className(Class)} has a method ${name}, but ${service.instance} has no method ${name}${didYouMean(name, service.methods.keys())}; ` +
+        `SvcApi: interceptor class ${className(Class, service)} has a method ${name}, but ${service.instance} has no method ${name}${didYouMean(name, service.methods.keys())}; ` +
           `rename it to the ${service.instance} method it intercepts, or start its name with _ if it is a helper`,
       );
     }
-    if (!isMethod && service.methods.has(name)) throw new Error(`SvcApi: ${className(Class)}.${name} is named like a method of ${service.instance} but is not a method; write it as a method`);
+    if (!isMethod && service.methods.has(name)) throw new Error(`SvcApi: ${className(Class, service)}.${name} is named like a method of ${service.instance} but is not a method; write it as a method`);
   }
   return { object, methods: [...properties].filter(([, isMethod]) => isMethod).map(([name]) => name) };
 }
@@ -131,8 +131,14 @@ function boundMethod(object: Record<string, unknown>, method: string): Intercept
   return (object[method] as Interceptor).bind(object);
 }
 
-function className(Class: InterceptorClass): string {
-  return Class.name || '(anonymous)';
+/**
+ * A class written inline in a map (`{ orderService: class { ... } }`) has no name, or takes the
+ * key's, which reads like the service's; it is named by its methods instead.
+ */
+function className(Class: InterceptorClass, service: ServiceRoutes): string {
+  if (Class.name !== '' && Class.name !== service.instance) return Class.name;
+  const methods = Object.getOwnPropertyNames(Class.prototype).filter((name) => name !== 'constructor');
+  return `written inline for ${service.instance} (its methods: ${methods.join(', ') || 'none'})`;
 }
 
 function describeValue(value: unknown): string {

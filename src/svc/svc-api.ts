@@ -72,7 +72,11 @@ export class SvcApi {
   /** `{ <error name>: <status> }`: a thrown error with that `name` is answered with that status. */
   withErrors(statuses: Record<string, number>): this {
     for (const [name, status] of Object.entries(statuses)) {
-      if (!Number.isInteger(status) || status < 400 || status > 599) throw new RangeError(`withErrors: the status for ${name} must be an integer from 400 to 599, got ${String(status)}`);
+      if (!Number.isInteger(status) || status < 400 || status > 599) {
+        // '404' from a JSON or YAML file is the usual slip: say it is a string, and what to write.
+        const got = typeof status === 'string' ? `the string ${JSON.stringify(status)}${/^\d+$/.test(status) ? `; write ${status as string} without quotes` : ''}` : String(status);
+        throw new RangeError(`withErrors: the status for ${name} must be an integer from 400 to 599, got ${got}`);
+      }
     }
     this.unbuilt('withErrors');
     this.statuses = { ...this.statuses, ...statuses };
@@ -255,6 +259,7 @@ function checkMap(value: unknown, method: string): InterceptorMap {
   return value as InterceptorMap;
 }
 
-function defaultLog(message: string): void {
-  console.error(`svcgate: ${message}`);
+/** The stack of an Error (its first line is the message; where it was thrown is what a 500 needs), else the message. */
+function defaultLog(message: string, thrown: unknown): void {
+  console.error(`svcgate: ${(thrown instanceof Error ? thrown.stack : undefined) ?? message}`);
 }

@@ -76,6 +76,15 @@ describe.each(EXPRESS)('%s', (_name, express) => {
     expect(ran).toEqual([]);
   });
 
+  test('a token without the role claim is anonymous, and the 403 and the log say which claim was looked for', async () => {
+    const response = await request(url).get('/api/v1/users/3').set('Authorization', `Bearer ${await token({ sub: 'u3', userId: 3 })}`);
+    expect(response.status).toBe(403);
+    expect(response.body.message).toBe('the token has no role claim (role), so the caller is anonymous; no role of the caller is granted read on /users/{userId}');
+    expect(events[0]!.result.reasons[0]).toBe('the token has no role claim (role), so the caller is anonymous');
+    const other = await request(url).get('/api/v1/users/3').set('Authorization', `Bearer ${await token({ sub: 'u3', role: 'guest', userId: 3 })}`);
+    expect(other.body.message).not.toMatch(/no role claim/);
+  });
+
   test('no credentials on a guarded operation: 401 with a bare Bearer challenge', async () => {
     const response = await request(url).get('/api/v1/users/3');
     expect(response.status).toBe(401);

@@ -197,6 +197,8 @@ describe('roleBinding and checkOwnership', () => {
 
   test('roleBinding: the role comes from the named claim, a list of roles unions their grants', async () => {
     expect((await call(bound(), 'DELETE', '/users/4', await bearer({ groups: ['user', 'admin'] }))).status).toBe(200);
+    const withoutRole = await call(bound(), 'GET', '/users/4', await bearer({ userId: 4 }));
+    expect(withoutRole).toMatchObject({ status: 403, body: { error: 'AuthError: the token has no role claim (groups, nor role), so the caller is anonymous; no role of the caller is granted read on /users/{userId}' } });
     expect((await call(bound(), 'GET', '/users/4', await bearer({ groups: 7 }))).status).toBe(403);
   });
 

@@ -29,6 +29,17 @@ function configError(run: () => unknown): ConfigError {
   throw new Error('expected a ConfigError');
 }
 
+/** The warnings with `code` that `run` emits (spied, so that they are not printed). */
+function warningsWithCode(code: string, run: () => unknown): string[] {
+  const emitted = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+  try {
+    run();
+    return emitted.mock.calls.filter(([, options]) => (options as { code?: string } | undefined)?.code === code).map(([message]) => String(message));
+  } finally {
+    emitted.mockRestore();
+  }
+}
+
 describe('compiling the example API', () => {
   const data = compileAcl({ openapi: join(EXAMPLE, 'openapi.yaml'), acl: join(EXAMPLE, 'permissions.yaml') });
 
@@ -136,16 +147,7 @@ describe('the built-in anonymous default is never silent (issue 10, finding 11)'
   };
   const acl = { user: { '/items/{id}': { 'read:own': ['*'] } } };
 
-  /** The SVCGATE_ANONYMOUS_DEFAULT warnings `run` emits (spied, so that they are not printed). */
-  function anonymousWarnings(run: () => unknown): string[] {
-    const emitted = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-    try {
-      run();
-      return emitted.mock.calls.filter(([, options]) => (options as { code?: string } | undefined)?.code === 'SVCGATE_ANONYMOUS_DEFAULT').map(([message]) => String(message));
-    } finally {
-      emitted.mockRestore();
-    }
-  }
+  const anonymousWarnings = (run: () => unknown) => warningsWithCode('SVCGATE_ANONYMOUS_DEFAULT', run);
 
   test('compiling warns once, listing exactly the operations the default opens and how to turn it off', () => {
     const [warning, ...more] = anonymousWarnings(() => compileAcl({ openapi: api(paths), acl }));
@@ -179,6 +181,29 @@ describe('the built-in anonymous default is never silent (issue 10, finding 11)'
   test('strict: true accepts a declared anonymous, and a default that opens nothing', () => {
     expect(compileAcl({ openapi: api(paths), acl: { ...acl, anonymous: {} }, strict: true }).anonymous_default).toBe(false);
     expect(compileAcl({ openapi: api(itemPath), acl, strict: true }).anonymous_default).toBe(true);
+  });
+});
+
+describe('a grant for an action no operation of its path is decides nothing, and says so', () => {
+  const paths = { '/items/{id}': { parameters: [{ name: 'id', in: 'path', required: true }], get: {}, put: {} }, '/items': { post: {} } };
+  const acl = { anonymous: {}, user: { '/items/{id}': { 'read:own': ['*'], 'delete:any': ['*'] }, '/items': { 'read:any': ['*'], 'create:any': ['*'] } } };
+
+  const unusedWarnings = (run: () => unknown) => warningsWithCode('SVCGATE_UNUSED_GRANT', run);
+
+  test('one SVCGATE_UNUSED_GRANT warning lists each such grant with the actions its path serves', () => {
+    const [warning, ...more] = unusedWarnings(() => compileAcl({ openapi: api(paths), acl }));
+    expect(more).toEqual([]);
+    expect(warning).toMatch(/^<inline ACL>: no operation is the action of these grants, so they decide nothing: delete:any of user on \/items\/\{id\} \(served: read, update\); read:any of user on \/items \(served: create\)\. To change it: /);
+  });
+
+  test('no warning when every grant is the action of an operation of its path', () => {
+    expect(unusedWarnings(() => compileAcl({ openapi: api(paths), acl: { anonymous: {}, user: { '/items/{id}': { 'read:own': ['*'], 'update:own': ['*'] } } } }))).toEqual([]);
+  });
+
+  test('strict: true makes it a ConfigError at the first such grant', () => {
+    const error = configError(() => compileAcl({ openapi: api(paths), acl, strict: true }));
+    expect([error.file, error.path]).toEqual(['<inline ACL>', '$.user["/items/{id}"]["delete:any"]']);
+    expect(error.fix).toMatch(/GET and HEAD read, POST create/);
   });
 });
 
@@ -263,6 +288,14 @@ describe('invalid ACLs are ConfigErrors naming the file, the JSON path and the f
     const error = configError(() => compileAcl({ openapi: api(itemPath), acl: { user: { '/nope': { 'read:any': [] } } } }));
     expect(error.fix).toContain('/items/{id}');
     expect(error.file).toBe('<inline ACL>');
+  });
+
+  test.each(['extend', 'extends', '$extends'])('%s where $extend was meant points to $extend', (key) => {
+    const error = configError(() => compileAcl({ openapi: api(itemPath), acl: { user: {}, admin: { [key]: ['user'] } } }));
+    expect(error.path).toMatch(/^\$\.admin/);
+    expect(error.path).toContain(key);
+    expect(error.problem).toBe(`${key} is neither a path of the OpenAPI document nor $extend`);
+    expect(error.fix).toBe('write "$extend": ["otherRole"] to inherit another role\'s grants');
   });
 
   test('unknown action', () => {

@@ -53,6 +53,17 @@ describe('interceptor classes fail closed (SPEC 7.7)', () => {
     });
   });
 
+  test('a class written inline in the map is named by its methods, not by the key it takes its name from', () => {
+    expect(
+      build('intercept', {
+        orderService: class {
+          listOrder() {}
+          getOrder() {}
+        },
+      }),
+    ).toThrow('SvcApi: interceptor class written inline for orderService (its methods: listOrder, getOrder) has a method listOrder, but orderService has no method listOrder (did you mean listOrders?)');
+  });
+
   test('an inherited misspelled method counts too', () => {
     class Base {
       getOrders() {}

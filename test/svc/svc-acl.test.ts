@@ -110,6 +110,10 @@ describe('bad configurations fail when the app is built', () => {
     expect(build({ acl: { customer: { '/api/account-service/get-acount': { 'read:any': ['*'] } } } })).toThrow(ConfigError);
     expect(build({ acl: { customer: { '/api/account-service/get-acount': { 'read:any': ['*'] } } } })).toThrow('/api/account-service/get-acount is not a path of the OpenAPI document');
   });
+  test('with strict, a grant for an action the route never is (update on a GET route)', () => {
+    const acl = { anonymous: {}, customer: { '/api/account-service/get-account': { 'update:own': ['*'] } } };
+    expect(build({ acl, strict: true })).toThrow('no operation is the action of this grant, so it decides nothing: update:own of customer on /api/account-service/get-account (served: read)');
+  });
   test('owners naming a method that is no route', () => {
     expect(build({ owners: { 'accountService.getAcount': { accountId: 'accounts' } } })).toThrow('accountService.getAcount is no route of the API');
   });

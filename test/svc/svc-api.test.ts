@@ -234,9 +234,22 @@ describe('errors', () => {
     expect(logged).toEqual(['Error: database password is hunter2']);
   });
 
+  test('without logError, an unmapped error is printed with its stack', async () => {
+    const printed = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const app = new SvcApi().from(new SvcContainer().ofLocal(UserService)).app;
+      expect((await request(app).post('/api/user-service/explode')).status).toBe(500);
+      expect(printed).toHaveBeenCalledTimes(1);
+      expect(String(printed.mock.calls[0]![0])).toMatch(/^svcgate: Error: database password is hunter2\n\s+at .*svc-api\.test\.ts/);
+    } finally {
+      printed.mockRestore();
+    }
+  });
+
   test('withErrors refuses statuses that are not 4xx or 5xx integers', () => {
     expect(() => new SvcApi().withErrors({ A: 200 })).toThrow(RangeError);
     expect(() => new SvcApi().withErrors({ A: 404.5 })).toThrow('withErrors: the status for A must be an integer from 400 to 599');
+    expect(() => new SvcApi().withErrors({ NotFound: '404' as unknown as number })).toThrow('withErrors: the status for NotFound must be an integer from 400 to 599, got the string "404"; write 404 without quotes');
   });
 });
 

@@ -64,6 +64,9 @@ export function readRoles(declaration: unknown, file: string, resources: Readonl
         result.extends[role] = readExtends(value, file, [role, key]);
         continue;
       }
+      if (/^\$?extends?$/i.test(key) && !resources.has(resourceKey(key))) {
+        throw new ConfigError(file, jsonPath([role, key]), `${key} is neither a path of the OpenAPI document nor ${EXTEND}`, `write "${EXTEND}": ["otherRole"] to inherit another role's grants`);
+      }
       const resource = resolveResource(key, resources, file, [role, key]);
       if (Object.hasOwn(spec.grants, resource)) {
         throw new ConfigError(file, jsonPath([role, key]), `the resource ${resource} is declared twice for role ${role}`, 'merge the two entries into one');

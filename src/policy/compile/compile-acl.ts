@@ -7,6 +7,7 @@ import { loadDocument } from './load-document';
 import { readOperations } from './openapi-operations';
 import { withGrants } from './operation-grants';
 import { resolveRefs } from './resolve-refs';
+import { reportUnusedGrants } from './unused-grants';
 import { readScopeList } from './scope-requirements';
 
 export interface CompileAclOptions {
@@ -22,7 +23,9 @@ export interface CompileAclOptions {
   requiredScopes?: string[];
   /**
    * An ACL that does not declare `anonymous` is a ConfigError when the built-in anonymous grant
-   * would open an operation, instead of a SVCGATE_ANONYMOUS_DEFAULT warning. Default false.
+   * would open an operation, instead of a SVCGATE_ANONYMOUS_DEFAULT warning, and so is a grant
+   * for an action that no operation of its path is, instead of a SVCGATE_UNUSED_GRANT warning.
+   * Default false.
    */
   strict?: boolean;
 }
@@ -44,6 +47,7 @@ export function compileApi(options: CompileAclOptions): { data: DataDocument; do
   const declared = readRoles(acl.value, acl.file, new Set(Object.values(facts).map((operation) => operation.resource)));
   const anonymousDefault = !Object.hasOwn(declared.roles, 'anonymous');
   if (anonymousDefault) reportAnonymousDefault(facts, acl.file, options.strict ?? false);
+  reportUnusedGrants(facts, declared, acl.file, options.strict ?? false);
   const roles = Object.fromEntries(Object.entries(declared.extends).map(([role, parents]) => [role, { extends: parents }]));
   const operations = withGrants(facts, declared, anonymousDefault);
 
