@@ -4,3 +4,4 @@ export { ArgumentError } from './errors';
 export { svcAcl, svcAclOpenApi, type SvcAclOptions } from './svc-acl';
 export type { Interceptor, InterceptorClass, InterceptorMap, SvcResponse } from './interceptors';
 export type { RoutesOpenApi } from './routes-openapi';
+export type { SvcCallContext } from './routes';

@@ -1,4 +1,5 @@
 import type { ZodType } from 'zod';
+import type { RequestAuth } from '../auth/guard-request';
 import { httpMethodOf, type HttpMethod } from './http-method';
 import { kebabCase } from './words';
 
@@ -12,7 +13,13 @@ export interface SvcRoute {
   httpMethod: HttpMethod;
   /** The zod schema of the argument, from the class's `static schemas = { createUser: ... }`. */
   schema: ZodType | undefined;
-  call: (argument: unknown) => unknown;
+  call: (argument: unknown, context: SvcCallContext) => unknown;
+}
+
+/** The second argument of every service method: what SvcApi knows of the request beyond the argument. */
+export interface SvcCallContext {
+  /** The caller, as svcAcl (or an interceptor of your own) set it on `req.auth`: `{ payload, decision, filter }`. Undefined on an unguarded route. */
+  auth: RequestAuth | undefined;
 }
 
 /** Every public method of every service, own and inherited, as a route. */
@@ -26,8 +33,8 @@ export function collectRoutes(services: Record<string, object>): SvcRoute[] {
       const clash = paths.get(path);
       if (clash) throw new Error(`SvcApi: ${instance}.${method} and ${clash} both map to ${path}; rename one`);
       paths.set(path, `${instance}.${method}`);
-      const fn = (service as Record<string, (argument: unknown) => unknown>)[method]!;
-      routes.push({ instance, method, path, httpMethod: httpMethodOf(method), schema: schemas[method], call: (argument) => fn.call(service, argument) });
+      const fn = (service as Record<string, (argument: unknown, context: SvcCallContext) => unknown>)[method]!;
+      routes.push({ instance, method, path, httpMethod: httpMethodOf(method), schema: schemas[method], call: (argument, context) => fn.call(service, argument, context) });
     }
   }
   return routes;

@@ -10,6 +10,8 @@ export interface SvcRequestState {
   body: unknown;
   /** The method's argument once read (and parsed by its schema); read once, so svcAcl decides on what the method gets. */
   argument?: { value: unknown };
+  /** Set by svcAcl (`filterResults`): keeps the granted attributes of the method's result. */
+  resultFilter?: (value: unknown) => unknown;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { aclOptionsShape, decisionOptions, policySourceSchema, type AclOptions } from '../auth/acl-options';
 import type { BearerJwtHandler } from '../auth/bearer-jwt';
-import { answerRefusal, guardRequest, type Guard } from '../auth/guard-request';
+import { answerRefusal, guardRequest, type Guard, type GuardedRequest } from '../auth/guard-request';
 import { sameValues } from '../auth/same-values';
 import { ownProperty } from '../policy/request/build-input';
 import { claimPathSchema } from '../policy/request/claim-path';
@@ -33,6 +33,12 @@ export interface SvcAclOptions extends AclOptions {
   policy?: PolicySource;
   /** `{ "<instance>.<method>": { <argument field>: <claim path> } }`: the fields `own` grants compare with claims. */
   owners?: Record<string, Record<string, string>>;
+  /**
+   * Keep only the granted attributes of each method's result (`["*", "!pin"]` drops `pin`, in
+   * arrays too) before after-interceptors see it and it is sent, as `req.auth.filter` would.
+   * Default true.
+   */
+  filterResults?: boolean;
 }
 
 const SCHEME = 'bearerAuth';
@@ -49,6 +55,7 @@ const optionsSchema = z
       .record(z.string(), z.record(z.string(), claimPathSchema('an owners claim')))
       .refine((owners) => Object.keys(owners).every((key) => /^[^.]+\.[^.]+$/.test(key)), { error: 'owners keys are "<instance>.<method>"' })
       .default({}),
+    filterResults: z.boolean().default(true),
     ...aclOptionsShape,
   })
   .strict()
@@ -82,7 +89,9 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
     }
     // The method gets its argument through its zod schema, which may change a value: decide on what it gets.
     const confirm = (input: PolicyInput) => sameValues(found.operation, input, (param) => ownProperty(argument, param.name), `${route.instance}.${route.method}`);
-    if (await guardRequest(guard, found, req, res, false, confirm)) next();
+    if (!(await guardRequest(guard, found, req, res, false, confirm))) return;
+    if (config.filterResults) (res.locals.svc as SvcRequestState).resultFilter = (req as GuardedRequest).auth!.filter;
+    next();
   };
   interceptor[BIND_TO_API] = (openapi, routes) => {
     const described = withOwners(withBearerScheme(openapi), config.owners);

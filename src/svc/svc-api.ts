@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { RequestAuth } from '../auth/guard-request';
 import { answerFor, asError, logEntryFor } from './errors';
 import { readsBody } from './http-method';
 import { isPlainObject, resolveInterceptors, type Interceptor, type InterceptorMap, type SvcResponse } from './interceptors';
@@ -188,10 +189,10 @@ function callService(req: Request, res: SvcResponse, next: NextFunction): Promis
   const state = res.locals.svc as SvcRequestState;
   const argument = serviceArgument(req, state);
   const answer = (value: unknown) => {
-    res.body(value);
+    res.body(state.resultFilter ? state.resultFilter(value) : value);
     next();
   };
-  const result = state.route.call(argument);
+  const result = state.route.call(argument, { auth: (req as Request & { auth?: RequestAuth }).auth });
   if (isThenable(result)) return Promise.resolve(result).then(answer);
   answer(result);
   return undefined;

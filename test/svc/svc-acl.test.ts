@@ -4,7 +4,7 @@ import request from 'supertest';
 import { z } from 'zod';
 import { bearerJwt, type DecisionLogEvent } from '../../src/auth';
 import { ConfigError } from '../../src/policy';
-import { svcAcl, SvcApi, SvcContainer, type SvcAclOptions } from '../../src/svc';
+import { svcAcl, SvcApi, SvcContainer, type SvcAclOptions, type SvcCallContext } from '../../src/svc';
 import { HS256, token } from '../helpers/tokens';
 
 class AccountService {
@@ -41,10 +41,8 @@ beforeAll(async () => {
   const guard = svcAcl({ handler: bearerJwt(HS256), acl: ACL, owners: OWNERS, decisionLog: (event) => events.push(event) });
   server = await new SvcApi()
     .interceptAll(guard)
-    .interceptAllAfter((req, res, next) => {
+    .interceptAllAfter((req, _res, next) => {
       ran.push(req.path);
-      const auth = (req as unknown as { auth: { filter: <T>(data: T) => T } }).auth;
-      res.body(auth.filter((res.locals.svc as { body: unknown }).body));
       next();
     })
     .from(new SvcContainer().ofLocal(AccountService))
@@ -67,6 +65,43 @@ test('read:own on getAccount allows only the caller whose accounts claim holds t
   expect(other.status).toBe(403);
   expect(other.body).toEqual({ error: 'Forbidden', message: 'read:own needs ownership of query parameter accountId' });
   expect(ran).toEqual(['/api/account-service/get-account']);
+});
+
+describe("the caller and the result's attributes", () => {
+  class ProfileService {
+    // The second argument: the caller that svcAcl verified, without an interceptor of the service's own.
+    getProfile(_argument: unknown, { auth }: SvcCallContext) {
+      return { sub: auth?.payload?.sub, role: auth?.decision.role, pin: '1234' };
+    }
+  }
+  const profileAcl = { anonymous: {}, customer: { '/api/profile-service/get-profile': { 'read:any': ['*', '!pin'] } } };
+  const build = (options: Partial<SvcAclOptions>) => new SvcApi().interceptAll(svcAcl({ handler: bearerJwt(HS256), acl: profileAcl, ...options })).from(new SvcContainer().ofLocal(ProfileService)).app;
+
+  test('a method reads the caller from its second argument, and its result is filtered to the granted attributes', async () => {
+    const answer = await request(build({})).get('/api/profile-service/get-profile').set('Authorization', await as({ role: 'customer', sub: 'c-1' }));
+    expect(answer.body).toEqual({ sub: 'c-1', role: 'customer' });
+  });
+
+  test('filterResults: false sends the result as the method returned it', async () => {
+    const answer = await request(build({ filterResults: false })).get('/api/profile-service/get-profile').set('Authorization', await as({ role: 'customer', sub: 'c-1' }));
+    expect(answer.body).toEqual({ sub: 'c-1', role: 'customer', pin: '1234' });
+  });
+
+  test('an after-interceptor sees the filtered result, and what it adds is sent', async () => {
+    const seen: unknown[] = [];
+    const app = new SvcApi()
+      .interceptAll(svcAcl({ handler: bearerJwt(HS256), acl: profileAcl }))
+      .interceptAllAfter((_req, res, next) => {
+        const body = (res.locals.svc as { body: Record<string, unknown> }).body;
+        seen.push(body);
+        res.body({ ...body, served: true });
+        next();
+      })
+      .from(new SvcContainer().ofLocal(ProfileService)).app;
+    const answer = await request(app).get('/api/profile-service/get-profile').set('Authorization', await as({ role: 'customer', sub: 'c-2' }));
+    expect(seen).toEqual([{ sub: 'c-2', role: 'customer' }]);
+    expect(answer.body).toEqual({ sub: 'c-2', role: 'customer', served: true });
+  });
 });
 
 test('owners binds a JSON body field of a POST route to a claim', async () => {
