@@ -9,6 +9,9 @@ rego_status=${PIPESTATUS[0]}
 rego_passed=$(sed -n 's/^PASS: \([0-9]*\)\/.*/\1/p' build/rego-test.log)
 rego_failed=$(sed -n 's/^FAIL: \([0-9]*\)\/.*/\1/p' build/rego-test.log)
 
+# The audit page test opens a real browser.
+bash scripts/install-chromium.sh >/dev/null
+
 npx jest --ci --json --outputFile=build/jest.json
 jest_status=$?
 read -r jest_passed jest_failed < <(node -e 'const r = require("./build/jest.json"); console.log(r.numPassedTests, r.numFailedTests + r.numRuntimeErrorTestSuites)' 2>/dev/null || echo "0 1")

@@ -5,7 +5,7 @@ import { ConfigError } from '../policy/compile/config-error';
 import type { OperationFacts } from '../policy/compile/data-document';
 import type { DecisionSource, PolicySource } from '../policy/evaluate/decision-source';
 import { Evaluator } from '../policy/evaluate/evaluator';
-import { createOperationMatcher, type OperationMatch } from '../policy/request/match-operation';
+import type { OperationMatch } from '../policy/request/match-operation';
 import { parseWith } from '../policy/compile/parse-with';
 import { readTarget } from '../policy/request/read-target';
 import { RequestValidationError } from '../policy/request/request-validation-error';
@@ -14,7 +14,7 @@ import { aclOptionsShape, decisionOptions, policySourceSchema, type AclOptions }
 import type { BearerJwtHandler } from './bearer-jwt';
 import { answerJson, answerRefusal, guardRequest, type Guard, type GuardedRequest } from './guard-request';
 import { readSecurity, securityPlans, type SchemeCheck } from './express-security';
-import { serverPrefixes } from './server-prefixes';
+import { prefixedMatcher } from './server-prefixes';
 
 export interface BearerJwtAclOptions extends AclOptions {
   /** The OpenAPI document: an object, or a path to a JSON or YAML file. */
@@ -76,24 +76,12 @@ const optionsSchema = z
 export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: Response, next: (error?: unknown) => void) => Promise<void> {
   const config = parseWith(optionsSchema, options, FILE, [], 'see bearerJwtAcl in the README');
   const { source, operations, document, scheme } = connectSource(config);
-  const match = createOperationMatcher(operations);
+  const find = prefixedMatcher(operations, document.servers);
   const plans = securityPlans(document, operations, scheme, config.otherSchemes, FILE);
-  // Express matches paths in any case, so the guard does too.
-  const prefixes = serverPrefixes(document.servers).map((prefix) => prefix.toLowerCase());
   const guard: Guard = {
     evaluator: source,
     handler: config.handler,
     options: decisionOptions(config),
-  };
-
-  const find = (pathname: string, method: string): OperationMatch | undefined => {
-    const lower = pathname.toLowerCase();
-    for (const prefix of prefixes) {
-      if (lower !== prefix && !lower.startsWith(`${prefix}/`)) continue;
-      const found = match(method, pathname.slice(prefix.length) || '/');
-      if (found) return found;
-    }
-    return undefined;
   };
 
   // Express 4 does not catch a rejected middleware promise; nothing here may reject unanswered.
@@ -104,7 +92,7 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
     let pathname: string;
     try {
       pathname = routedPath(req);
-      found = find(pathname, req.method ?? 'GET');
+      found = find(req.method ?? 'GET', pathname);
     } catch (error) {
       if (error instanceof RequestValidationError) return answerRefusal(res, error);
       return next(error);

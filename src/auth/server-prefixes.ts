@@ -1,3 +1,6 @@
+import type { OperationFacts } from '../policy/compile/data-document';
+import { createOperationMatcher, type OperationMatch } from '../policy/request/match-operation';
+
 /**
  * The path prefixes the API is served under, from `servers[].url` (variables at their default or
  * each enum value). Hosts are not compared: like @oas-tools/core, only the path counts.
@@ -14,4 +17,22 @@ export function serverPrefixes(servers: unknown): string[] {
     return urls.map((url) => new URL(url, 'http://localhost').pathname.replace(/\/+$/, ''));
   });
   return prefixes.length > 0 ? [...new Set(prefixes)] : [''];
+}
+
+/**
+ * The operation a request path is, under any of the document's server prefixes, in any letter
+ * case (as Express routes paths): `/API/V1/USERS/4` is `GET /users/{userId}` under `/api/v1`.
+ */
+export function prefixedMatcher(operations: Record<string, OperationFacts>, servers: unknown): (method: string, pathname: string) => OperationMatch | undefined {
+  const match = createOperationMatcher(operations);
+  const prefixes = serverPrefixes(servers).map((prefix) => prefix.toLowerCase());
+  return (method, pathname) => {
+    const lower = pathname.toLowerCase();
+    for (const prefix of prefixes) {
+      if (lower !== prefix && !lower.startsWith(`${prefix}/`)) continue;
+      const found = match(method, pathname.slice(prefix.length) || '/');
+      if (found) return found;
+    }
+    return undefined;
+  };
 }

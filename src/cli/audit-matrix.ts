@@ -1,12 +1,13 @@
 import type { DataDocument } from '../policy/compile/data-document';
 import { Evaluator, type PolicyInput } from '../policy/evaluate/evaluator';
 
-export type Access = 'any' | 'own' | '-';
+/** `public`: the operation needs no token (no security requirement with the scheme), so every caller may. */
+export type Access = 'any' | 'own' | '-' | 'public';
 
 export interface AuditMatrix {
   revision: string;
   roles: string[];
-  /** Operation key -> role -> what the role may do there, with a token that has the scopes below. */
+  /** Operation key -> role -> what the role may do there, with a token that has the scopes below; unguarded operations too. */
   operations: Record<string, Record<string, Access>>;
   /** Operation key -> the scopes a token needs there, as alternatives (any one is enough); [] when none. */
   scopes: Record<string, string[][]>;
@@ -24,9 +25,12 @@ export async function auditMatrix(data: DataDocument): Promise<AuditMatrix> {
   const operations: AuditMatrix['operations'] = {};
   const scopes: AuditMatrix['scopes'] = {};
   for (const [key, operation] of Object.entries(data.operations)) {
-    if (!operation.secured) continue;
     operations[key] = {};
     scopes[key] = operation.scopes;
+    if (!operation.secured) {
+      for (const role of roles) operations[key][role] = 'public';
+      continue;
+    }
     const held = operation.scopes.length > 0 ? { scopes: [...new Set(operation.scopes.flat())] } : {};
     for (const role of roles) {
       const input: PolicyInput = role === 'anonymous' ? { operation: key, ...held } : { operation: key, role, ...held };

@@ -5,6 +5,7 @@ import { Evaluator, type Decision, type PolicyInput } from '../policy/evaluate/e
 import { createOperationMatcher } from '../policy/request/match-operation';
 import { readTarget } from '../policy/request/read-target';
 import { RequestValidationError } from '../policy/request/request-validation-error';
+import { prefixedMatcher } from '../auth/server-prefixes';
 import { formatScopes } from './audit-matrix';
 import { UsageError } from './usage-error';
 
@@ -18,11 +19,12 @@ export interface Explanation {
 }
 
 /** Decides one request the way the adapters do, for claims given on the command line. */
-export async function explainRequest(data: DataDocument, method: string, target: string, claims: VerifiedPayload | undefined, roleBinding?: string): Promise<Explanation> {
+export async function explainRequest(data: DataDocument, servers: unknown, method: string, target: string, claims: VerifiedPayload | undefined, roleBinding?: string): Promise<Explanation> {
   try {
     // Read as the adapters read it: a target they refuse with 400 is refused here too.
     const { pathname, query } = readTarget(target);
-    const match = createOperationMatcher(data.operations)(method, pathname);
+    // As the server receives it (under a servers prefix), else as the document writes it.
+    const match = prefixedMatcher(data.operations, servers)(method, pathname) ?? createOperationMatcher(data.operations)(method, pathname);
     if (!match) throw new UsageError(`no operation of the document matches ${method.toUpperCase()} ${pathname}`);
     const evaluator = await Evaluator.create(data);
     const { decision, input } = await decide(evaluator, match.key, match.operation, { pathParams: match.pathParams, query: new URLSearchParams(query) }, claims, roleBinding === undefined ? {} : { roleBinding });

@@ -3,49 +3,58 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseClaimPath } from '../policy/request/claim-path';
-import { compileAcl } from '../policy/compile/compile-acl';
+import { compileApi } from '../policy/compile/compile-acl';
+import { loadDocument } from '../policy/compile/load-document';
 import { ConfigError } from '../policy/compile/config-error';
 import { policyWasmPath } from '../policy/evaluate/policy-wasm-path';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../fleet/bundle-signature';
 import { writeBundle } from '../fleet/bundle-writer';
+import { aclDiff, formatDiff } from './acl-diff';
 import { auditMatrix, formatMatrix } from './audit-matrix';
+import { auditPage } from './audit-page';
 import { explainRequest, formatExplanation } from './explain-request';
+import { svcgateVersion } from '../auth/svcgate-version';
+import { COMMANDS, commandHelp, overview } from './command-help';
 import { UsageError } from './usage-error';
-
-const USAGE = `usage:
-  svcgate build   --openapi <file> --acl <file> [--scheme <name>] [--required-scopes <scopes>] --out <dir>
-  svcgate explain --openapi <file> --acl <file> [--scheme <name>] [--required-scopes <scopes>] [--token-claims <json>] [--role-binding <claim path>] <METHOD> <path>
-  svcgate audit   --openapi <file> --acl <file> [--scheme <name>] [--required-scopes <scopes>] [--json]
-  svcgate bundle  --openapi <file> --acl <file> [--scheme <name>] [--required-scopes <scopes>] [--revision <r>]
-                  [--signing-key <file> [--signing-alg <alg>] [--signing-key-id <id>] [--signing-scope <scope>]] --out <file.tar.gz>`;
 
 const OPTIONS = {
   openapi: { type: 'string' },
   acl: { type: 'string' },
+  'acl-new': { type: 'string' },
   scheme: { type: 'string' },
   'required-scopes': { type: 'string' },
   out: { type: 'string' },
   'token-claims': { type: 'string' },
   'role-binding': { type: 'string' },
   json: { type: 'boolean' },
+  html: { type: 'string' },
+  'fail-on': { type: 'string' },
   revision: { type: 'string' },
   'signing-key': { type: 'string' },
   'signing-alg': { type: 'string' },
   'signing-key-id': { type: 'string' },
   'signing-scope': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-/** Exit codes: 0 done (explain: allowed), 1 explain: denied, 2 bad input. */
+/** Exit codes: 0 done (explain: allowed), 1 explain: denied, diff: a change --fail-on names, 2 bad input. */
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
   const [command, ...rest] = positionals;
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
+  if (values.version) {
+    process.stdout.write(`${svcgateVersion()}\n`);
     return 0;
   }
+  if (command !== undefined && !Object.hasOwn(COMMANDS, command)) throw new UsageError(`unknown command ${command}; the commands are ${Object.keys(COMMANDS).join(', ')}`);
+  if (values.help) {
+    process.stdout.write(command === undefined ? overview() : commandHelp(command));
+    return 0;
+  }
+  if (command === undefined) throw new UsageError('no command given');
+  checkOptions(command, values);
   switch (command) {
     case 'build':
       return build(values, rest);
@@ -53,19 +62,31 @@ export async function main(argv: string[]): Promise<number> {
       return explain(values, rest);
     case 'audit':
       return audit(values, rest);
-    case 'bundle':
-      return bundle(values, rest);
+    case 'diff':
+      return diff(values, rest);
     default:
-      throw new UsageError(command === undefined ? 'no command given' : `unknown command ${command}`);
+      return bundle(values, rest);
   }
 }
 
-function compile(values: Values) {
+/** An option another command takes is refused, not ignored: `--out` given to explain is a slip to hear about. */
+function checkOptions(command: string, values: Values): void {
+  const allowed = new Set(COMMANDS[command]!.options.map(([flag]) => flag.slice(2).split(' ')[0]!));
+  const given = Object.keys(values).filter((name) => name !== 'help' && name !== 'version');
+  const foreign = given.find((name) => !allowed.has(name));
+  if (foreign !== undefined) throw new UsageError(`${command} takes no --${foreign}`);
+}
+
+function compile(values: Values, acl = values.acl) {
+  return compileWithDocument(values, acl).data;
+}
+
+function compileWithDocument(values: Values, acl = values.acl) {
   if (values.openapi === undefined) throw new UsageError('--openapi <file> is required');
-  if (values.acl === undefined) throw new UsageError('--acl <file> is required');
-  return compileAcl({
+  if (acl === undefined) throw new UsageError('--acl <file> is required');
+  return compileApi({
     openapi: values.openapi,
-    acl: values.acl,
+    acl,
     ...(values.scheme === undefined ? {} : { scheme: values.scheme }),
     // Space-separated, as in a token's scope claim and bearerJwtAcl's requiredScopes.
     ...(values['required-scopes'] === undefined ? {} : { requiredScopes: values['required-scopes'].split(' ').filter((scope) => scope !== '') }),
@@ -89,16 +110,40 @@ async function explain(values: Values, rest: string[]): Promise<number> {
   if (method === undefined || target === undefined) throw new UsageError('explain needs <METHOD> <path>');
   if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`);
   const claims = values['token-claims'] === undefined ? undefined : parseClaims(values['token-claims']);
-  const explanation = await explainRequest(compile(values), method, target, claims, roleBinding(values['role-binding']));
+  const { data, document } = compileWithDocument(values);
+  const explanation = await explainRequest(data, document.servers, method, target, claims, roleBinding(values['role-binding']));
   process.stdout.write(formatExplanation(explanation));
   return explanation.decision.allow ? 0 : 1;
 }
 
 async function audit(values: Values, rest: string[]): Promise<number> {
   if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
-  const matrix = await auditMatrix(compile(values));
+  if (values.json && values.html !== undefined) throw new UsageError('give --json or --html, not both');
+  const data = compile(values);
+  const matrix = await auditMatrix(data);
+  if (values.html !== undefined) {
+    writeFileSync(values.html, auditPage(matrix, { data, declaration: loadDocument(values.acl!, 'ACL').value, name: values.acl! }));
+    process.stdout.write(`wrote ${values.html}: ${matrix.roles.length} roles x ${Object.keys(matrix.operations).length} operations\n`);
+    return 0;
+  }
   process.stdout.write(values.json ? `${JSON.stringify(matrix, null, 2)}\n` : formatMatrix(matrix));
   return 0;
+}
+
+const FAIL_ON = ['widen', 'narrow', 'change'] as const;
+
+async function diff(values: Values, rest: string[]): Promise<number> {
+  if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
+  if (values['acl-new'] === undefined) throw new UsageError('--acl-new <file> is required: the ACL to compare with --acl');
+  const failOn = values['fail-on'];
+  if (failOn !== undefined && !(FAIL_ON as readonly string[]).includes(failOn)) throw new UsageError(`--fail-on must be one of ${FAIL_ON.join(', ')}`);
+  if (values.acl === undefined) throw new UsageError('--acl <file> is required: the ACL as it is');
+  const version = (file: string, name: string) => ({ data: compile(values, file), declaration: loadDocument(file, 'ACL').value, name });
+  const changes = await aclDiff(version(values.acl, 'old ACL'), version(values['acl-new'], 'new ACL'));
+  process.stdout.write(values.json ? `${JSON.stringify(changes, null, 2)}\n` : formatDiff(changes));
+  if (failOn === undefined) return 0;
+  const failing: Record<(typeof FAIL_ON)[number], string[]> = { widen: ['widened', 'changed'], narrow: ['narrowed', 'changed'], change: ['widened', 'narrowed', 'changed'] };
+  return changes.some((change) => failing[failOn as (typeof FAIL_ON)[number]].includes(change.change)) ? 1 : 0;
 }
 
 async function bundle(values: Values, rest: string[]): Promise<number> {

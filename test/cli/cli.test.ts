@@ -20,6 +20,76 @@ async function svcgate(...args: string[]): Promise<{ code: number; stdout: strin
   }
 }
 
+describe('--version and --help', () => {
+  test('--version prints the version of the package', async () => {
+    const { version } = JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string };
+    expect(await svcgate('--version')).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  test('--help lists every command; <command> --help tells what it does and each option', async () => {
+    const overview = await svcgate('--help');
+    expect(overview.code).toBe(0);
+    for (const command of ['build', 'explain', 'audit', 'diff', 'bundle']) expect(overview.stdout).toContain(`svcgate ${command} --openapi`);
+    const diff = await svcgate('diff', '--help');
+    expect(diff.code).toBe(0);
+    expect(diff.stdout).toMatch(/^usage: svcgate diff /);
+    for (const option of ['--openapi', '--acl <old file>', '--acl-new', '--scheme', '--required-scopes', '--json', '--fail-on']) expect(diff.stdout).toContain(`\n  ${option}`);
+  });
+
+  test("an option of another command is refused, not ignored; so is an unknown command", async () => {
+    expect(await svcgate('explain', ...API, '--out', '/tmp/x', 'GET', '/users')).toMatchObject({ code: 2, stderr: 'svcgate: explain takes no --out (svcgate --help)\n' });
+    expect((await svcgate('audti', ...API)).stderr).toMatch(/unknown command audti; the commands are build, explain, audit, diff, bundle/);
+  });
+});
+
+describe('svcgate diff', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svcgate-diff-'));
+  const old = join(EXAMPLE, 'permissions.yaml');
+  const changed = join(dir, 'new.yaml');
+  // user may read every profile (widened); admin may no longer delete (narrowed).
+  writeFileSync(
+    changed,
+    readFileSync(old, 'utf8')
+      .replace('    read:own: ["*", "!password"]\n    update:own: [name, email]', '    read:any: ["*", "!password"]\n    update:own: [name, email]')
+      .replace('    read:any: ["*", "!password"]\n    delete:any: ["*"]', '    read:any: ["*", "!password"]'),
+  );
+  const DIFF = ['--openapi', join(EXAMPLE, 'openapi.yaml'), '--acl', old, '--acl-new', changed];
+
+  test('prints each cell that changes, widened or narrowed, with the grant that caused it', async () => {
+    const { code, stdout } = await svcgate('diff', ...DIFF);
+    expect(code).toBe(0);
+    expect(stdout).toBe(
+      [
+        'widened  user on GET /users/{userId}: own ["!password","*"] -> any ["!password","*"]; new ACL: user /users/{userId} read:any ["*","!password"]',
+        'narrowed admin on DELETE /users/{userId}: any ["*"] -> -; old ACL: admin /users/{userId} delete:any ["*"]',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  test('--fail-on gates CI: exit 1 when a cell changes that way', async () => {
+    expect((await svcgate('diff', ...DIFF, '--fail-on', 'widen')).code).toBe(1);
+    expect((await svcgate('diff', ...DIFF, '--fail-on', 'narrow')).code).toBe(1);
+    const same = await svcgate('diff', '--openapi', join(EXAMPLE, 'openapi.yaml'), '--acl', old, '--acl-new', old, '--fail-on', 'change');
+    expect(same).toMatchObject({ code: 0, stdout: 'no decision changes\n' });
+    expect((await svcgate('diff', ...DIFF, '--fail-on', 'wider')).stderr).toMatch(/--fail-on must be one of widen, narrow, change/);
+  });
+
+  test('attributes count: unmasking a field widens, --json gives the changes as data', async () => {
+    const unmasked = join(dir, 'unmasked.yaml');
+    writeFileSync(unmasked, readFileSync(old, 'utf8').replace('    read:own: ["*", "!password"]', '    read:own: ["*"]'));
+    const changes = JSON.parse((await svcgate('diff', '--openapi', join(EXAMPLE, 'openapi.yaml'), '--acl', old, '--acl-new', unmasked, '--json')).stdout);
+    expect(changes).toContainEqual({
+      operation: 'GET /users/{userId}',
+      role: 'user',
+      before: { access: 'own', attributes: ['!password', '*'] },
+      after: { access: 'own', attributes: ['*'] },
+      change: 'widened',
+      cause: 'new ACL: user /users/{userId} read:own ["*"]',
+    });
+  });
+});
+
 describe('svcgate build', () => {
   test('writes data.json where opa finds it at data.svcgate.acl', async () => {
     const out = mkdtempSync(join(tmpdir(), 'svcgate-build-'));
@@ -64,6 +134,14 @@ describe('svcgate explain', () => {
     expect(stdout).toContain('decision: DENY\nrole: -, possession: -, attributes: -\nreason: no role of the caller is granted read on /users\n');
   });
 
+  test('takes the path as the server receives it, under the servers prefix, as well as the document path', async () => {
+    const claims = ['--token-claims', '{"role":"user","userId":[3]}'];
+    const served = await svcgate('explain', ...API, ...claims, 'GET', '/api/v1/users/3');
+    expect(served.code).toBe(0);
+    expect(served.stdout).toContain('GET /api/v1/users/3 -> GET /users/{userId}\ndecision: ALLOW\n');
+    expect((await svcgate('explain', ...API, ...claims, 'GET', '/users/3')).stdout).toContain('GET /users/3 -> GET /users/{userId}\ndecision: ALLOW\n');
+  });
+
   test('honours --role-binding', async () => {
     const { stdout } = await svcgate('explain', ...API, '--role-binding', 'groups', '--token-claims', '{"groups":["admin"]}', 'DELETE', '/users/9');
     expect(stdout).toContain('decision: ALLOW\nrole: admin, possession: any');
@@ -81,7 +159,8 @@ describe('svcgate audit', () => {
     expect(row('PUT /users/{userId}')).toEqual(['own', '-', 'own']);
     expect(row('GET /users')).toEqual(['any', '-', '-']);
     expect(row('POST /users')).toEqual(['any', '-', '-']);
-    expect(stdout).not.toContain('GET /status');
+    // Unguarded operations are listed too, so that nothing reachable is missing from a review.
+    expect(row('GET /status')).toEqual(['public', 'public', 'public']);
   });
 
   test('an ACL that leaves the anonymous default on: the warning once on stderr, the matrix unchanged', async () => {

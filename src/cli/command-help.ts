@@ -1,0 +1,73 @@
+/** What `svcgate --help` and `svcgate <command> --help` print: each command, its options, and what they do. */
+interface CommandHelp {
+  usage: string;
+  does: string;
+  options: [flag: string, meaning: string][];
+}
+
+const DOCUMENTS: [string, string][] = [
+  ['--openapi <file>', 'the OpenAPI 3.0/3.1 document (JSON or YAML); required'],
+  ['--acl <file>', 'the permission declaration (JSON or YAML); required'],
+  ['--scheme <name>', "the security scheme to guard; default the document's only bearer JWT scheme"],
+  ['--required-scopes "<a b>"', 'scopes every guarded operation needs, on top of those the document lists'],
+];
+
+export const COMMANDS: Record<string, CommandHelp> = {
+  build: {
+    usage: 'svcgate build --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] --out <dir>',
+    does: 'validates the ACL against the document and writes <dir>/data.json (the data document at data.svcgate.acl)',
+    options: [...DOCUMENTS, ['--out <dir>', 'the folder to write data.json into; required']],
+  },
+  explain: {
+    usage: 'svcgate explain --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--token-claims <json>] [--role-binding <claim path>] <METHOD> <path>',
+    does: "decides one request as the adapters do and prints the decision, its reasons, the scopes needed and the input; exit 0 allowed, 1 denied. <path> as the server receives it (with the servers' prefix, e.g. /api/v1/users/3) or as the document writes it (/users/3), with a query if any",
+    options: [
+      ...DOCUMENTS,
+      ['--token-claims <json>', "the verified token's claims, e.g. '{\"role\":\"user\",\"userId\":[1]}'; without it the caller is anonymous"],
+      ['--role-binding <claim path>', 'the claim that carries the role(s), e.g. groups or realm_access.roles; default role'],
+    ],
+  },
+  audit: {
+    usage: 'svcgate audit --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--json | --html <file>]',
+    does: 'prints the role x operation matrix: any, own (allowed to owners), - (denied), public (the operation needs no token), decided as if the token held the scopes the operation lists',
+    options: [...DOCUMENTS, ['--json', 'the matrix as JSON'], ['--html <file>', 'writes one self-contained page: the matrix in colour, filters by role and path, each cell explaining its grant']],
+  },
+  diff: {
+    usage: 'svcgate diff --openapi <file> --acl <old file> --acl-new <new file> [--scheme <name>] [--required-scopes "<a b>"] [--json] [--fail-on widen|narrow|change]',
+    does: 'prints every role x operation cell whose decision changes from the old ACL to the new one, widened or narrowed, with the grant that caused it',
+    options: [
+      ...DOCUMENTS.map(([flag, meaning]): [string, string] => (flag === '--acl <file>' ? ['--acl <old file>', 'the ACL as it is; required'] : [flag, meaning])),
+      ['--acl-new <new file>', 'the ACL as it would be; required'],
+      ['--json', 'the changes as JSON'],
+      ['--fail-on widen|narrow|change', 'exit 1 when some cell is widened (narrowed; changed at all), for CI gates; default exit 0'],
+    ],
+  },
+  bundle: {
+    usage:
+      'svcgate bundle --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--revision <r>] [--signing-key <file> [--signing-alg <alg>] [--signing-key-id <id>] [--signing-scope <scope>]] --out <file.tar.gz>',
+    does: 'writes an OPA bundle (data, Rego, policy.wasm, and .signatures.json when signed) that opa run and bundleConsumer load',
+    options: [
+      ...DOCUMENTS,
+      ['--revision <r>', "the manifest's revision; default the data document's revision"],
+      ['--signing-key <file>', 'sign with the private key (PEM) or the HMAC secret in the file'],
+      ['--signing-alg <alg>', 'RS256 (default), RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, HS256, HS384 or HS512'],
+      ['--signing-key-id <id>', 'the key id written into the signature (OPA: keyid)'],
+      ['--signing-scope <scope>', 'the scope written into the signature'],
+      ['--out <file.tar.gz>', 'where to write the bundle; required'],
+    ],
+  },
+};
+
+/** `svcgate --help`: every command's usage line. */
+export function overview(): string {
+  const lines = Object.values(COMMANDS).map((command) => `  ${command.usage}`);
+  return `usage:\n${lines.join('\n')}\n\nsvcgate <command> --help tells what a command does and each of its options; svcgate --version prints the version.\n`;
+}
+
+/** `svcgate <command> --help`. */
+export function commandHelp(name: string): string {
+  const command = COMMANDS[name]!;
+  const width = Math.max(...command.options.map(([flag]) => flag.length));
+  const options = command.options.map(([flag, meaning]) => `  ${flag.padEnd(width)}  ${meaning}`);
+  return `usage: ${command.usage}\n\n${command.does}.\n\noptions:\n${options.join('\n')}\n`;
+}

@@ -1,0 +1,40 @@
+import { resourceKey } from '../policy/compile/acl-declaration';
+import type { DataDocument } from '../policy/compile/data-document';
+import { isPlainObject } from '../policy/compile/load-document';
+import type { Access } from './audit-matrix';
+
+/** An ACL as the CLI compares or shows it: the compiled data and the declaration it was compiled from. */
+export interface AclVersion {
+  data: DataDocument;
+  declaration: unknown;
+  name: string;
+}
+
+/** The declared `<action>:<possession>` that gives `role` its access: its own, or one of a role it extends. */
+export function grantCause(side: AclVersion, operation: string, role: string, access: Access): string {
+  const facts = side.data.operations[operation];
+  if (facts === undefined || access === '-') return 'no grant';
+  if (access === 'public') return 'the operation needs no token';
+  const grant = `${facts.action}:${access}`;
+  const seen = new Set<string>();
+  const queue = [role];
+  while (queue.length > 0) {
+    const name = queue.shift()!;
+    if (seen.has(name)) continue;
+    seen.add(name);
+    const declared = declaredGrant(side.declaration, name, facts.resource, grant);
+    if (declared !== undefined) return `${name} ${facts.resource} ${grant} ${JSON.stringify(declared)}${name === role ? '' : ` (${role} extends ${name})`}`;
+    queue.push(...(side.data.roles[name]?.extends ?? []));
+  }
+  if (role === 'anonymous' && side.data.anonymous_default) return `the built-in anonymous default (read:any on operations without parameters; declare anonymous to turn it off)`;
+  return `${grant} on ${facts.resource}`;
+}
+
+function declaredGrant(declaration: unknown, role: string, resource: string, grant: string): unknown {
+  const body = isPlainObject(declaration) && Object.hasOwn(declaration, role) ? declaration[role] : undefined;
+  if (!isPlainObject(body)) return undefined;
+  const key = Object.keys(body).find((candidate) => !candidate.startsWith('$') && resourceKey(candidate) === resource);
+  const grants = key === undefined ? undefined : body[key];
+  return isPlainObject(grants) && Object.hasOwn(grants, grant) ? grants[grant] : undefined;
+}
+
