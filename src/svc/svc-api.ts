@@ -28,7 +28,7 @@ export type BindableInterceptor = Interceptor & { [BIND_TO_API]?: (api: RoutesOp
  * Configure with the chainable methods, then use `app`, `handler()` or `listen(port)`.
  */
 export class SvcApi {
-  private container: SvcContainer | undefined;
+  private container: SvcContainer<object> | undefined;
   private readonly before: Interceptor[] = [];
   private readonly after: Interceptor[] = [];
   private readonly beforeMaps: InterceptorMap[] = [];
@@ -40,7 +40,7 @@ export class SvcApi {
 
   constructor(private readonly options: SvcApiOptions = {}) {}
 
-  from(container: SvcContainer): this {
+  from(container: SvcContainer<object>): this {
     this.unbuilt('from');
     this.container = container;
     return this;
@@ -114,7 +114,7 @@ export class SvcApi {
 
   private routes(): SvcRoute[] {
     if (!this.container) throw new Error('SvcApi: call from(container) first');
-    this.routesCache ??= collectRoutes(this.container.services());
+    this.routesCache ??= collectRoutes(this.container.services() as Record<string, object>);
     return this.routesCache;
   }
 

@@ -1,7 +1,14 @@
+import { isPlainObject } from './interceptors';
 import { camelCase } from './words';
 
-/** A service class; a constructor with one argument receives every service of the container. */
-export type ServiceClass = new (services: Record<string, object>) => object;
+/**
+ * A service class; a constructor with one argument receives every service of the container, and
+ * may type it as the services it uses: `constructor(deps: { orderService: OrderService })`.
+ */
+export type ServiceClass = new (services: never) => object;
+
+/** The instances of `{ <instance name>: Class }`, by instance name. */
+export type InstancesOf<M extends Record<string, ServiceClass>> = { [K in keyof M]: InstanceType<M[K]> };
 
 /**
  * Holds service classes and builds one instance of each. Every constructor gets the same object,
@@ -9,28 +16,48 @@ export type ServiceClass = new (services: Record<string, object>) => object;
  * services may refer to each other in cycles (as long as a constructor keeps the object for
  * later rather than calling into a service that is still being built).
  */
-export class SvcContainer {
+export class SvcContainer<S extends object = {}> {
   private readonly classes = new Map<string, ServiceClass>();
   private instances: Record<string, object> | undefined;
 
-  ofLocal(service: ServiceClass): this {
-    return this.add(service);
+  /**
+   * Adds service classes: `ofLocal(UserService)` names the instance after the class
+   * (`userService`); `ofLocal({ userService: UserService, orderService: OrderService })` names
+   * them by the keys, and types `services()` from them.
+   */
+  ofLocal<M extends Record<string, ServiceClass>>(services: M): SvcContainer<S & InstancesOf<M>>;
+  ofLocal(service: ServiceClass): SvcContainer<S & Record<string, object>>;
+  ofLocal(service: unknown): unknown {
+    return this.addEach(service);
   }
 
-  andLocal(service: ServiceClass): this {
-    return this.add(service);
+  /** The same as ofLocal, to read well in a chain. */
+  andLocal<M extends Record<string, ServiceClass>>(services: M): SvcContainer<S & InstancesOf<M>>;
+  andLocal(service: ServiceClass): SvcContainer<S & Record<string, object>>;
+  andLocal(service: unknown): unknown {
+    return this.addEach(service);
   }
 
   /** The instances keyed by instance name (`UserService` -> `userService`); built once. */
-  services(): Record<string, object> {
+  services(): S {
     this.instances ??= this.build();
-    return this.instances;
+    return this.instances as S;
   }
 
-  private add(service: unknown): this {
-    if (!isClass(service)) throw new TypeError(`SvcContainer: ${describe(service)} is not a class; pass the class itself, e.g. .ofLocal(UserService)`);
+  private addEach(value: unknown): this {
+    if (!isPlainObject(value)) return this.add(value, undefined);
+    if (Object.keys(value).length === 0) throw new TypeError('SvcContainer: an empty object adds no service; pass the class itself, e.g. .ofLocal(UserService), or .ofLocal({ userService: UserService })');
+    for (const [name, service] of Object.entries(value)) this.add(service, name);
+    return this;
+  }
+
+  private add(service: unknown, named: string | undefined): this {
+    if (!isClass(service)) throw new TypeError(`SvcContainer: ${describe(service)} is not a class; pass the class itself, e.g. .ofLocal(UserService) or .ofLocal({ userService: UserService })`);
     if (this.instances) throw new Error('SvcContainer: services() was already called; register every class before building');
-    const name = camelCase(service.name);
+    if (named !== undefined && camelCase(named) !== named) {
+      throw new TypeError(`SvcContainer: the instance name ${named} is not in camel case by words; write ${camelCase(named) || 'a name with letters'}: ${service.name}`);
+    }
+    const name = named ?? camelCase(service.name);
     if (name === '') throw new TypeError('SvcContainer: the class has no name to route by; give it a name');
     const existing = this.classes.get(name);
     if (existing === service) throw new Error(`SvcContainer: ${service.name} is registered twice`);
@@ -50,7 +77,8 @@ export class SvcContainer {
         throw new Error(`SvcContainer: ${[...building, name].join(' -> ')}: a constructor uses a service that is still being built; keep the services object and use it in methods`);
       }
       building.push(name);
-      const created = new (this.classes.get(name)!)(registry);
+      // The registry holds every service; each constructor's type names the ones it uses.
+      const created = new (this.classes.get(name)! as new (services: Record<string, object>) => object)(registry);
       building.pop();
       built.set(name, created);
       return created;

@@ -1,4 +1,4 @@
-import { SvcContainer } from '../../src/svc';
+import { SvcApi, SvcContainer } from '../../src/svc';
 
 class UserService {
   constructor(readonly services: Record<string, object>) {}
@@ -77,7 +77,8 @@ test('two classes with the same instance name are an error', () => {
 });
 
 test.each([
-  ['an object', {}, 'an object is not a class'],
+  ['an empty object', {}, 'an empty object adds no service'],
+  ['an array', [], 'an object is not a class'],
   ['a plain function', function UserService() {}, 'the function UserService is not a class'],
   ['an arrow function', () => undefined, 'is not a class'],
   ['a string', 'UserService', '"UserService" is not a class'],
@@ -91,4 +92,40 @@ test('registering after services() is an error', () => {
   const container = new SvcContainer().ofLocal(UserService);
   container.services();
   expect(() => container.andLocal(AccountService)).toThrow('services() was already called');
+});
+
+describe('typed registration: { <instance name>: Class }', () => {
+  class Users {
+    name(id: number) {
+      return `user ${id}`;
+    }
+  }
+  // A constructor typed with the services it uses, as a TypeScript user writes it.
+  class Orders {
+    constructor(private readonly deps: { userService: Users }) {}
+    ownerOf(order: number) {
+      return this.deps.userService.name(order % 10);
+    }
+  }
+
+  test('services() is typed from the classes added, and constructors get the typed services', () => {
+    const services = new SvcContainer().ofLocal({ userService: Users }).andLocal({ orderService: Orders }).services();
+    // No cast: `orderService` is an Orders, `ownerOf` returns a string.
+    const owner: string = services.orderService.ownerOf(42);
+    expect(owner).toBe('user 2');
+    // @ts-expect-error no service of that name was added
+    expect(services.paymentService).toBeUndefined();
+  });
+
+  test('the key is the instance name, and the routes follow it', () => {
+    const services = new SvcContainer().ofLocal({ customers: Users }).services();
+    expect(Object.keys(services)).toEqual(['customers']);
+    expect(services.customers.name(1)).toBe('user 1');
+    expect(Object.keys(new SvcApi().from(new SvcContainer().ofLocal({ customers: Users })).openapi().paths ?? {})).toEqual(['/api/customers/name']);
+  });
+
+  test('a key not in camel case is refused with the name to write', () => {
+    expect(() => new SvcContainer().ofLocal({ UserService: Users })).toThrow('SvcContainer: the instance name UserService is not in camel case by words; write userService: Users');
+    expect(() => new SvcContainer().ofLocal({ userService: 'Users' as unknown as typeof Users })).toThrow('"Users" is not a class');
+  });
 });
