@@ -12,6 +12,7 @@ import { RequestValidationError } from '../policy/request/request-validation-err
 import { scopeListSchema } from '../policy/compile/scope-requirements';
 import { aclOptionsShape, decisionOptions, policySourceSchema, type AclOptions } from './acl-options';
 import type { BearerJwtHandler } from './bearer-jwt';
+import './express-request';
 import { answerJson, answerRefusal, guardRequest, type Guard, type GuardedRequest } from './guard-request';
 import { readSecurity, securityPlans, type SchemeCheck } from './express-security';
 import { prefixedMatcher } from './server-prefixes';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { aclOptionsShape, decisionOptions, policySourceSchema, type AclOptions } from '../auth/acl-options';
 import type { BearerJwtHandler } from '../auth/bearer-jwt';
+import '../auth/express-request';
 import { answerRefusal, guardRequest, type Guard, type GuardedRequest } from '../auth/guard-request';
 import { sameValues } from '../auth/same-values';
 import { ownProperty } from '../policy/request/build-input';

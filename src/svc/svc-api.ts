@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import type { RequestAuth } from '../auth/guard-request';
+import '../auth/express-request';
 import { answerFor, asError, logEntryFor } from './errors';
 import { readsBody } from './http-method';
 import { isPlainObject, resolveInterceptors, type Interceptor, type InterceptorMap, type SvcResponse } from './interceptors';
@@ -192,7 +192,7 @@ function callService(req: Request, res: SvcResponse, next: NextFunction): Promis
     res.body(state.resultFilter ? state.resultFilter(value) : value);
     next();
   };
-  const result = state.route.call(argument, { auth: (req as Request & { auth?: RequestAuth }).auth });
+  const result = state.route.call(argument, { auth: req.auth });
   if (isThenable(result)) return Promise.resolve(result).then(answer);
   answer(result);
   return undefined;
