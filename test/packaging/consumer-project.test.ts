@@ -1,0 +1,115 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SignJWT } from 'jose';
+
+// A consumer project outside the repository, from the packed tarball, as a user sets one up:
+// the @oas-tools/core quick start of the README (examples/oas-tools-quickstart) and one strict
+// TypeScript file that uses every subpath (test/fixtures/consumer/app.ts). The TypeScript
+// type-checks under each module resolution a user may have (node10 through typesVersions,
+// node16, nodenext, bundler); then it is compiled, and its three integrations run on 127.0.0.1.
+const ROOT = join(__dirname, '../..');
+const versionOf = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+const SECRET = 'a-consumer-secret-of-at-least-32-bytes';
+let project: string;
+const started: ChildProcess[] = [];
+
+beforeAll(() => {
+  const work = mkdtempSync(join(tmpdir(), 'svcgate-consumer-'));
+  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' })) as { filename: string }[];
+  project = join(work, 'consumer');
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), '{"name":"consumer","private":true}');
+  // The versions this repository tests with, from npm's cache when it holds them. @oas-tools/core
+  // 3.1 is built for Express 4.
+  const packages = [
+    join(work, packed!.filename),
+    `@oas-tools/core@${versionOf('@oas-tools/core')}`,
+    `express@${versionOf('express4')}`,
+    `typescript@${versionOf('typescript')}`,
+    `@types/express@${versionOf('@types/express')}`,
+    `@types/node@${versionOf('@types/node')}`,
+  ];
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...packages], { cwd: project, stdio: 'pipe' });
+  cpSync(join(ROOT, 'examples/oas-tools-quickstart'), project, { recursive: true });
+  cpSync(join(ROOT, 'test/fixtures/consumer'), project, { recursive: true });
+}, 300_000);
+
+afterAll(() => {
+  for (const child of started) child.kill();
+});
+
+const SETTINGS: [string, Record<string, string>][] = [
+  ['node10', { module: 'commonjs', moduleResolution: 'node10' }],
+  ['node16', { module: 'node16', moduleResolution: 'node16' }],
+  ['nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }],
+  ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
+];
+
+/** Runs tsc on `file` under `settings`; what it reports, empty when it type-checks. */
+function tsc(name: string, file: string, settings: Record<string, unknown>): string {
+  const config = join(project, `tsconfig.${name}.json`);
+  writeFileSync(config, JSON.stringify({ compilerOptions: { target: 'es2022', strict: true, esModuleInterop: true, skipLibCheck: false, noEmit: true, types: ['node'], ...settings }, files: [file] }));
+  try {
+    execFileSync(join(project, 'node_modules/.bin/tsc'), ['-p', config], { cwd: project, encoding: 'utf8' });
+    return '';
+  } catch (error) {
+    return (error as { stdout: string }).stdout;
+  }
+}
+
+/** Starts `script` in the project and resolves with the first line it prints that matches `wanted` (the host logs lines of its own). */
+function start(script: string, wanted: RegExp): Promise<string> {
+  const child = spawn(process.execPath, [script], { cwd: project, env: { ...process.env, JWT_SECRET: SECRET, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.push(child);
+  let output = '';
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk;
+      const line = output.split('\n').find((candidate) => wanted.test(candidate));
+      if (line !== undefined) resolve(line);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk));
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}: ${output}`)));
+  });
+}
+
+const bearer = async (claims: Record<string, unknown>) =>
+  `Bearer ${await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuer('https://issuer.example').setExpirationTime('5m').sign(new TextEncoder().encode(SECRET))}`;
+
+async function get(url: string, authorization?: string): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(url, { headers: authorization === undefined ? {} : { authorization } });
+  return { status: response.status, body: await response.json() };
+}
+
+describe('types', () => {
+  test.each(SETTINGS)('moduleResolution %s: the project type-checks in strict mode', (name, settings) => {
+    expect(tsc(name, 'app.ts', settings)).toBe('');
+  });
+
+  test('a type error in the consumer is reported (the check reads the package types, not any)', () => {
+    writeFileSync(join(project, 'wrong.ts'), "import { SvcContainer } from 'svcgate/svc';\nclass A { a() { return 1; } }\nconst s: string = new SvcContainer().ofLocal({ a: A }).services().a.a();\nexport { s };\n");
+    expect(tsc('wrong', 'wrong.ts', SETTINGS[1]![1])).toMatch(/wrong\.ts\(3,7\): error TS2322: Type 'number' is not assignable to type 'string'/);
+  });
+});
+
+describe('the three integrations run', () => {
+  test("the README's @oas-tools/core quick start, as written: JSON answers, owners read their user, others 403, no token 401", async () => {
+    const url = (await start('server.mjs', /^listening on /)).replace(/^listening on /, '');
+    expect(await get(`${url}/users/1`, await bearer({ role: 'user', userId: [1] }))).toEqual({ status: 200, body: { id: 1, name: 'user 1' } });
+    expect((await get(`${url}/users/2`, await bearer({ role: 'user', userId: [1] }))).status).toBe(403);
+    expect(await get(`${url}/users/2`, await bearer({ role: 'admin' }))).toEqual({ status: 200, body: { id: 2, name: 'user 2', password: 'secret' } });
+    expect((await get(`${url}/users/1`)).status).toBe(401);
+  });
+
+  test('the TypeScript app, compiled: Express + bearerJwtAcl with req.auth, and SvcApi + svcAcl with the caller in the method', async () => {
+    expect(tsc('emit', 'app.ts', { ...SETTINGS[1]![1], noEmit: false, outDir: 'out' })).toBe('');
+    const ports = JSON.parse(await start('main.mjs', /^\{/)) as { express: number; svc: number };
+    const user = await bearer({ sub: 'u-1', role: 'user', userId: [1] });
+    expect(await get(`http://127.0.0.1:${ports.express}/users/1`, user)).toEqual({ status: 200, body: { id: '1', role: 'user' } });
+    expect((await get(`http://127.0.0.1:${ports.express}/users/2`, user)).status).toBe(403);
+    expect(await get(`http://127.0.0.1:${ports.svc}/api/order-service/get-order`, user)).toEqual({ status: 200, body: { owner: 1, caller: 'u-1' } });
+    expect((await get(`http://127.0.0.1:${ports.svc}/api/user-service/get-user?userId=1`, user)).status).toBe(403);
+  });
+});
