@@ -3,7 +3,7 @@
 # the TypeScript build.
 SHELL := /bin/bash
 
-.PHONY: build run fleet test test-policy fuzz bench lint opa clean
+.PHONY: build run fleet test test-policy fuzz bench lint docs opa clean
 
 build: node_modules/.package-lock.json opa dist/cjs/index.js dist/policy.wasm
 
@@ -40,6 +40,10 @@ lint: node_modules/.package-lock.json
 
 bench: build
 	npm run --silent bench
+
+# The API reference, from the TSDoc comments (typedoc.json), into docs/api/ (not committed).
+docs: node_modules/.package-lock.json
+	npx typedoc
 
 clean:
 	rm -rf dist build

@@ -16,7 +16,7 @@ mkdir -p dist
 tar -xzPOf "$out/bundle.tar.gz" /policy.wasm >dist/policy.wasm
 echo "policies:build: dist/policy.wasm ($(wc -c <dist/policy.wasm) bytes)"
 
-# The example's data document, for reading and for `opa eval` (README, "Auditing with OPA").
+# The example's data document, for reading and for `opa eval` (docs/policy.md, "Auditing with OPA").
 cli=dist/cjs/cli/main.js
 [ -f "$cli" ] || { echo "policies:build: $cli is missing; run 'npm run build:ts' first" >&2; exit 1; }
 node "$cli" build --openapi examples/users-api/openapi.yaml --acl examples/users-api/permissions.yaml --out build/example

@@ -75,7 +75,7 @@ const optionsSchema = z
  * JSON, or calls next() with `req.auth` set.
  */
 export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: Response, next: (error?: unknown) => void) => Promise<void> {
-  const config = parseWith(optionsSchema, options, FILE, [], 'see bearerJwtAcl in the README');
+  const config = parseWith(optionsSchema, options, FILE, [], 'see bearerJwtAcl in docs/library-a.md');
   const { source, operations, document, scheme } = connectSource(config);
   const find = prefixedMatcher(operations, document.servers);
   const plans = securityPlans(document, operations, scheme, config.otherSchemes, FILE);

@@ -3,6 +3,8 @@ export type { BearerJwtConfig } from './bearer-jwt-config';
 export type { DpopOptions } from './dpop-options';
 export type { KeySetTimings } from './key-set';
 export type { VerificationRequest } from './verification-request';
+export type { SchemeHandler } from './scheme-handler';
+export type { SchemeCheck } from './express-security';
 export { BearerJWT, OASBearerJWT, type OasAcl } from './oas-bearer-jwt';
 export { bearerJwtAcl, type BearerJwtAclOptions } from './express-acl';
 export type { RequestAuth } from './guard-request';

@@ -78,7 +78,7 @@ const schema = z
   .strict();
 
 export function bundleConsumerOptions(options: BundleConsumerOptions): ConsumerSettings {
-  const parsed = parseWith(schema, options, FILE, [], 'see bundleConsumer in the README');
+  const parsed = parseWith(schema, options, FILE, [], 'see bundleConsumer in docs/fleets.md');
   const verification = parsed.verification && verificationKey(parsed.verification as BundleVerification, FILE, '$.verification');
   return { ...parsed, verification, persistDir: parsed.persistDir, maxAgeSeconds: parsed.maxAgeSeconds, decisionCacheSize: parsed.decisionCacheSize, onUpdate: parsed.onUpdate, url: new URL(parsed.url) };
 }

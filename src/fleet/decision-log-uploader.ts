@@ -85,7 +85,7 @@ const schema = z
  * most `maxBatchBytes`, on a timer, with exponential backoff on failure and a bounded buffer.
  */
 export function createDecisionLogUploader(options: DecisionLogUploaderOptions): DecisionLogUploader {
-  const config = parseWith(schema, options, FILE, [], 'see createDecisionLogUploader in the README');
+  const config = parseWith(schema, options, FILE, [], 'see createDecisionLogUploader in docs/fleets.md');
   const url = new URL(config.url);
   let queue: object[] = [];
   let dropped = 0;

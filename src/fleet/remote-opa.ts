@@ -56,7 +56,7 @@ const DOCUMENT_LIMITS: Limits = { timeoutMs: 30_000, maxResponseBytes: 256 * 102
  * the served API (and whenever a periodic check finds it is not), requests get 503 too.
  */
 export function remoteOpa(options: RemoteOpaOptions): PolicySource {
-  const settings = parseWith(schema, options, FILE, [], 'see remoteOpa in the README');
+  const settings = parseWith(schema, options, FILE, [], 'see remoteOpa in docs/fleets.md');
   return { connect: (api) => new RemoteOpa(settings, api) };
 }
 

@@ -68,7 +68,7 @@ const optionsSchema = z
  * OpenAPI description when the app is built, so a bad ACL fails at start-up.
  */
 export function svcAcl(options: SvcAclOptions): Interceptor {
-  const config = parseWith(optionsSchema, options, FILE, [], 'see svcAcl in the README');
+  const config = parseWith(optionsSchema, options, FILE, [], 'see svcAcl in docs/library-b.md');
   let guard: Guard | undefined;
   // Each route's operation, found once when the app is built.
   const operations = new Map<SvcRoute, OperationMatch>();

@@ -5,6 +5,6 @@ import { join } from 'node:path';
 const ROOT = join(__dirname, '../..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
-test.each(['examples/oas-tools-quickstart/server.mjs'])('the README shows %s as it is', (file) => {
+test.each(['examples/quickstart/express.mjs', 'examples/quickstart/oas-tools.mjs', 'examples/quickstart/services.mjs'])('the README shows %s as it is', (file) => {
   expect(README).toContain(`\`\`\`js\n${readFileSync(join(ROOT, file), 'utf8')}\`\`\``);
 });

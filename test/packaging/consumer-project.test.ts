@@ -3,9 +3,10 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
+import { freePort } from '../helpers/opa-server';
 
 // A consumer project outside the repository, from the packed tarball, as a user sets one up:
-// the @oas-tools/core quick start of the README (examples/oas-tools-quickstart) and one strict
+// the @oas-tools/core quick start of the README (examples/quickstart) and one strict
 // TypeScript file that uses every subpath (test/fixtures/consumer/app.ts). The TypeScript
 // type-checks under each module resolution a user may have (node10 through typesVersions,
 // node16, nodenext, bundler); then it is compiled, and its three integrations run on 127.0.0.1.
@@ -32,7 +33,7 @@ beforeAll(() => {
     `@types/node@${versionOf('@types/node')}`,
   ];
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...packages], { cwd: project, stdio: 'pipe' });
-  cpSync(join(ROOT, 'examples/oas-tools-quickstart'), project, { recursive: true });
+  cpSync(join(ROOT, 'examples/quickstart'), project, { recursive: true });
   cpSync(join(ROOT, 'test/fixtures/consumer'), project, { recursive: true });
 }, 300_000);
 
@@ -59,9 +60,9 @@ function tsc(name: string, file: string, settings: Record<string, unknown>): str
   }
 }
 
-/** Starts `script` in the project and resolves with the first line it prints that matches `wanted` (the host logs lines of its own). */
-function start(script: string, wanted: RegExp): Promise<string> {
-  const child = spawn(process.execPath, [script], { cwd: project, env: { ...process.env, JWT_SECRET: SECRET, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `script` in the project on a free port and resolves with the first line it prints that matches `wanted` (the host logs lines of its own). */
+async function start(script: string, wanted: RegExp): Promise<string> {
+  const child = spawn(process.execPath, [script], { cwd: project, env: { ...process.env, JWT_SECRET: SECRET, PORT: String(await freePort()) }, stdio: ['ignore', 'pipe', 'pipe'] });
   started.push(child);
   let output = '';
   return new Promise((resolve, reject) => {
@@ -95,12 +96,20 @@ describe('types', () => {
 });
 
 describe('the three integrations run', () => {
-  test("the README's @oas-tools/core quick start, as written: JSON answers, owners read their user, others 403, no token 401", async () => {
-    const url = (await start('server.mjs', /^listening on /)).replace(/^listening on /, '');
+  test.each(['oas-tools.mjs', 'express.mjs'])("the README's quick start %s, as written: JSON answers, owners read their user, others 403, no token 401", async (script) => {
+    const url = (await start(script, /^listening on /)).replace(/^listening on /, '');
     expect(await get(`${url}/users/1`, await bearer({ role: 'user', userId: [1] }))).toEqual({ status: 200, body: { id: 1, name: 'user 1' } });
     expect((await get(`${url}/users/2`, await bearer({ role: 'user', userId: [1] }))).status).toBe(403);
     expect(await get(`${url}/users/2`, await bearer({ role: 'admin' }))).toEqual({ status: 200, body: { id: 2, name: 'user 2', password: 'secret' } });
     expect((await get(`${url}/users/1`)).status).toBe(401);
+  });
+
+  test("the README's services quick start, as written: the owner reads the account without the pin, with the caller", async () => {
+    const url = (await start('services.mjs', /^listening on /)).replace(/^listening on /, '');
+    const customer = await bearer({ sub: 'c-1', role: 'customer', accounts: ['a1'] });
+    expect(await get(`${url}/api/account-service/get-account?accountId=a1`, customer)).toEqual({ status: 200, body: { accountId: 'a1', owner: 'c-1' } });
+    expect((await get(`${url}/api/account-service/get-account?accountId=a2`, customer)).status).toBe(403);
+    expect((await get(`${url}/api/account-service/get-account?accountId=a1`)).status).toBe(401);
   });
 
   test('the TypeScript app, compiled: Express + bearerJwtAcl with req.auth, and SvcApi + svcAcl with the caller in the method', async () => {

@@ -1,7 +1,7 @@
 /**
  * The Rego data document the compiler writes and the policy reads as `data.svcgate`.
  * It is plain JSON on purpose: users audit it and query it with `opa eval`.
- * The README's "Data document" section describes the same schema; change both together.
+ * docs/policy.md, "The data document", describes the same schema; change both together.
  */
 
 export const DATA_SCHEMA_VERSION = 3 as const;

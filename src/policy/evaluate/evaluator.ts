@@ -7,7 +7,7 @@ import type { DecisionSource } from './decision-source';
 import { deepFreeze, LruCache } from './lru-cache';
 import { policyWasmPath } from './policy-wasm-path';
 
-/** What an adapter tells the policy about one request. See the README, "Policy input". */
+/** What an adapter tells the policy about one request. See docs/policy.md, "Policy input and decision". */
 export interface PolicyInput {
   /** `<METHOD> <path>` as keyed in the data document. */
   operation: string;

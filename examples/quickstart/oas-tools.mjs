@@ -1,4 +1,4 @@
-// server.mjs: run it from the project's folder. @oas-tools/core reads ./package.json (it exits
+// oas-tools.mjs: run it from the project's folder. @oas-tools/core reads ./package.json (it exits
 // without one) and, below, ./openapi.yaml, ./permissions.yaml and ./controllers from there.
 import express from 'express';
 import oasTools from '@oas-tools/core';
@@ -23,4 +23,5 @@ await oasTools.initialize(app, {
     error: { customHandler: jwtErrorHandler },
   },
 });
-const server = app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${server.address().port}`));
+const port = Number(process.env.PORT ?? 3000);
+app.listen(port, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${port}`));

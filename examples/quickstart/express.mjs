@@ -1,0 +1,18 @@
+// express.mjs: run it from the project's folder, where ./openapi.yaml and ./permissions.yaml are.
+import express from 'express';
+import { bearerJwt, bearerJwtAcl } from 'svcgate/auth';
+
+const app = express();
+app.use(
+  bearerJwtAcl({
+    openapi: './openapi.yaml',
+    handler: bearerJwt({ issuer: 'https://issuer.example', secret: process.env.JWT_SECRET, requiredClaims: ['exp'] }),
+    acl: { bearerAuth: './permissions.yaml' },
+  }),
+);
+// Only allowed requests get here; req.auth.filter keeps the attributes the caller's role is granted.
+app.get('/users/:userId', (req, res) => {
+  res.json(req.auth.filter({ id: Number(req.params.userId), name: `user ${req.params.userId}`, password: 'secret' }));
+});
+const port = Number(process.env.PORT ?? 3000);
+app.listen(port, '127.0.0.1', () => console.log(`listening on http://127.0.0.1:${port}`));
