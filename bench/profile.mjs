@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load, pinLoadGenerator, SCENARIOS, startServer } from './scenarios.mjs';
-import { requestPool } from './tokens.mjs';
+import { coldRequests, requestPool } from './tokens.mjs';
 
 const [name, seconds = '10'] = process.argv.slice(2);
 const scenario = SCENARIOS.find((s) => s.name === name);
@@ -17,7 +17,7 @@ if (!scenario) {
 pinLoadGenerator();
 const file = join(mkdtempSync(join(tmpdir(), 'svcgate-profile-')), `${name}.cpuprofile`);
 const { child, url } = await startServer(name, { BENCH_PROFILE: file });
-const pool = await requestPool(scenario.path);
+const pool = scenario.cold ? coldRequests(scenario.path) : await requestPool(scenario.path);
 await load(url, pool, 2);
 child.kill('SIGUSR2');
 const result = await load(url, pool, Number(seconds));

@@ -12,7 +12,7 @@ import { activationStall } from './activation-stall.mjs';
 import { largeApi } from './large-acl.mjs';
 import { load, pinLoadGenerator, PINNING, SCENARIOS, startServer } from './scenarios.mjs';
 import { sidecar } from './sidecar.mjs';
-import { requestPool } from './tokens.mjs';
+import { coldRequests, requestPool } from './tokens.mjs';
 
 const require = createRequire(import.meta.url);
 const { compileAcl, Evaluator } = require('svcgate/policy');
@@ -25,7 +25,7 @@ async function httpScenarios() {
   const pools = {};
   for (const scenario of SCENARIOS) {
     servers[scenario.name] = await startServer(scenario.name);
-    pools[scenario.name] = await requestPool(scenario.path);
+    pools[scenario.name] = scenario.cold ? coldRequests(scenario.path) : await requestPool(scenario.path);
   }
   const totals = Object.fromEntries(SCENARIOS.map((s) => [s.name, { requests: 0, seconds: 0, rps: [], p50: [], p99: [], errors: 0, statuses: {} }]));
   const run = (name, seconds) => load(servers[name].url, pools[name], seconds);

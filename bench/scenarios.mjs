@@ -13,6 +13,9 @@ const methodPath = (id) => `/api/user-service/get-user?userId=${id}`;
 export const SCENARIOS = [
   { name: 'express-bare', label: 'Express, bare', path: userPath },
   { name: 'express-acl', label: 'Express + bearerJwtAcl', twin: 'express-bare', target: 0.8, path: userPath },
+  // Every request a token and a user never seen before: the token cache and the decision cache both miss.
+  { name: 'express-bare-cold', server: 'express-bare', label: 'Express, bare, every request a new token and user', path: userPath, cold: true },
+  { name: 'express-acl-cold', server: 'express-acl', label: 'Express + bearerJwtAcl, every request a new token and user (caches miss)', twin: 'express-bare-cold', target: 0.85, path: userPath, cold: true },
   { name: 'oas-bare', label: '@oas-tools/core, no auth', path: userPath },
   { name: 'oas-security', label: '@oas-tools/core, its security step alone (a handler that accepts any token)', twin: 'oas-bare', path: userPath },
   { name: 'oas-acl', label: '@oas-tools/core + bearerJwt + BearerJWT', twin: 'oas-bare', target: 0.9, path: userPath },
@@ -36,9 +39,10 @@ export function pinLoadGenerator() {
   if (PINNING) spawnSync('taskset', ['-a', '-p', '-c', PINNING.load, String(process.pid)]);
 }
 
-/** Starts server.mjs for one scenario in a process of its own; resolves once it listens. */
+/** Starts server.mjs for one scenario (by its `server`, else its name) in a process of its own; resolves once it listens. */
 export function startServer(name, env = {}) {
-  const command = [process.execPath, join(HERE, 'server.mjs'), name];
+  const server = SCENARIOS.find((scenario) => scenario.name === name)?.server ?? name;
+  const command = [process.execPath, join(HERE, 'server.mjs'), server];
   if (PINNING) command.unshift('taskset', '-c', PINNING.server);
   const child = spawn(command[0], command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   return new Promise((resolve, reject) => {
@@ -52,9 +56,10 @@ export function startServer(name, env = {}) {
   });
 }
 
-/** 100 connections for `seconds`, each request the next of the pool (path and Authorization). */
+/** 100 connections for `seconds`, each request the next of the pool (path and Authorization), or what `pool()` makes. */
 export function load(url, pool, seconds) {
   let next = 0;
+  const nextRequest = typeof pool === 'function' ? pool : () => pool[next++ % pool.length];
   return autocannon({
     url,
     connections: 100,
@@ -63,7 +68,7 @@ export function load(url, pool, seconds) {
     requests: [
       {
         setupRequest: (request) => {
-          const { path, headers } = pool[next++ % pool.length];
+          const { path, headers } = nextRequest();
           return { ...request, path, headers: { ...request.headers, ...headers } };
         },
       },

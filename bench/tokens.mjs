@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { SignJWT } from 'jose';
 
 export const JWT = { issuer: 'svcgate-bench', secret: 'bench-secret-that-is-at-least-32-bytes', requiredClaims: ['exp'] };
@@ -21,4 +22,22 @@ export async function requestPool(pathFor) {
     pool.push({ path: pathFor(target), headers: { authorization: `Bearer ${jwt}` } });
   }
   return pool;
+}
+
+/**
+ * For the cold scenarios: a function that makes each request with a token and a user never seen
+ * before (`sub` and `userId` counting up), half for the caller's own user and half for the next
+ * one. Tokens are signed here, synchronously (autocannon asks for each request as it sends it).
+ */
+export function coldRequests(pathFor) {
+  const encode = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const header = encode({ alg: 'HS256', typ: 'JWT' });
+  const exp = Math.floor(Date.now() / 1000) + 7200;
+  let n = 1_000_000;
+  return () => {
+    n += 1;
+    const payload = encode({ sub: `c${n}`, role: 'user', userId: [n], iss: JWT.issuer, exp });
+    const signature = createHmac('sha256', JWT.secret).update(`${header}.${payload}`).digest('base64url');
+    return { path: pathFor(n % 2 === 0 ? n : n + 1), headers: { authorization: `Bearer ${header}.${payload}.${signature}` } };
+  };
 }
