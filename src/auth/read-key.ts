@@ -1,4 +1,4 @@
-import { createPublicKey, KeyObject } from 'node:crypto';
+import { createPublicKey, createSecretKey, KeyObject } from 'node:crypto';
 import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
 import { ConfigError } from '../policy/compile/config-error';
 import { algorithmsForKey, algorithmsForKeyType, describeKey, HMAC_ALGORITHMS } from './algorithms';
@@ -39,7 +39,8 @@ function toKey(secret: ConfiguredSecret, algorithms: string[], at: string): Uint
   if (material !== undefined) return importKeyMaterial(material, algorithms, at);
   const bytes = typeof secret === 'string' ? new TextEncoder().encode(secret) : new Uint8Array(secret);
   if (bytes.length === 0) throw new ConfigError(FILE, `${at}.secret`, 'the secret is empty', 'use a random secret of at least 32 bytes');
-  return bytes;
+  // Imported once: given bytes, jose would import them again for every token it verifies.
+  return createSecretKey(bytes);
 }
 
 function checkKeyObject(key: KeyObject, algorithms: string[], at: string): KeyObject {

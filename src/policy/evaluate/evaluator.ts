@@ -4,7 +4,7 @@ import { loadPolicy, loadPolicySync, type LoadedPolicy } from '@open-policy-agen
 import type { DataDocument, Possession } from '../compile/data-document';
 import { decisionKey } from './decision-key';
 import type { DecisionSource } from './decision-source';
-import { deepFreeze, LruCache } from './lru-cache';
+import { LruCache } from './lru-cache';
 import { policyWasmPath } from './policy-wasm-path';
 
 /** What an adapter tells the policy about one request. See docs/policy.md, "Policy input and decision". */
@@ -154,7 +154,7 @@ export class Evaluator implements DecisionSource {
       return denied(`policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`);
     }
     const decision = readDecision(resultSet);
-    if (key !== undefined) this.cache.set(key, deepFreeze(decision));
+    if (key !== undefined) this.cache.set(key, frozen(decision));
     return decision;
   }
 
@@ -205,6 +205,14 @@ export function decisionFrom(result: unknown): Decision {
   const decision: Decision = { allow: result.allow, attributes: result.attributes, role: result.role, possession: result.possession, scopes: result.scopes, reasons: result.reasons };
   if (!decision.allow && decision.reasons.length === 0) return { ...decision, reasons: ['denied by policy'] };
   return decision;
+}
+
+/** A decision shared through the cache: its object and its lists (of strings) frozen, with nothing else to walk. */
+function frozen(decision: Decision): Decision {
+  Object.freeze(decision.attributes);
+  Object.freeze(decision.scopes);
+  Object.freeze(decision.reasons);
+  return Object.freeze(decision);
 }
 
 function isDecision(value: unknown): value is Decision {
