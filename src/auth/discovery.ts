@@ -1,5 +1,6 @@
+import { shownUrl } from '../net/shown-url';
 import { ASYMMETRIC_ALGORITHMS } from './algorithms';
-import { displayUrl, fetchJsonBounded, MAX_DOCUMENT_BYTES, RemoteJsonError, type FetchLimits } from './fetch-json-bounded';
+import { fetchJsonBounded, MAX_DOCUMENT_BYTES, RemoteJsonError, type FetchLimits } from './fetch-json-bounded';
 import { checkKeySet, KeySetUnavailableError, RemoteKeySet, unavailableProblem, type KeySetTimings, type KeySource } from './key-set';
 
 /** What svcgate reads of an issuer's metadata; the rest of the document is ignored. */
@@ -22,7 +23,7 @@ export function discoveredKeys(base: URL, issuers: readonly string[], algorithms
     const found = await metadata.get();
     const allowed = algorithms ?? found.algorithms;
     if (allowed.length === 0) {
-      throw new KeySetUnavailableError(`the metadata of ${displayUrl(base)} lists no signing algorithm a key set verifies (id_token_signing_alg_values_supported); set algorithms`);
+      throw new KeySetUnavailableError(`the metadata of ${shownUrl(base)} lists no signing algorithm a key set verifies (id_token_signing_alg_values_supported); set algorithms`);
     }
     if (set?.url.href !== found.jwksUri.href) set = new RemoteKeySet(found.jwksUri, timings);
     return { set, algorithms: allowed };
@@ -133,7 +134,7 @@ function metadataError(error: unknown): KeySetUnavailableError {
  * not send the key set to plain http, where anyone on the path could replace the keys.
  */
 export function readMetadata(json: unknown, from: URL, issuers: readonly string[]): IssuerMetadata {
-  const shown = displayUrl(from);
+  const shown = shownUrl(from);
   const document = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
   if (document === undefined) throw new KeySetUnavailableError(`the issuer metadata ${shown} is not a JSON object`);
   const { issuer, jwks_uri: jwksUri, id_token_signing_alg_values_supported: algorithms } = document;

@@ -1,9 +1,10 @@
 import { createPublicKey, KeyObject, type JsonWebKey } from 'node:crypto';
 import { createLocalJWKSet, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
+import { shownUrl } from '../net/shown-url';
 import { ConfigError } from '../policy/compile/config-error';
 import { algorithmsForKey } from './algorithms';
-import { displayUrl, fetchJsonBounded, MAX_DOCUMENT_BYTES, RemoteJsonError } from './fetch-json-bounded';
+import { fetchJsonBounded, MAX_DOCUMENT_BYTES, RemoteJsonError } from './fetch-json-bounded';
 
 /** Milliseconds, named and defaulted as in jose's createRemoteJWKSet and express-oauth2-jwt-bearer. */
 export interface KeySetTimings {
@@ -104,7 +105,7 @@ export async function checkKeySet(set: RemoteKeySet, algorithms: readonly string
   const error = new ConfigError(
     FILE,
     at,
-    `the key set at ${displayUrl(set.url)} holds no key for ${algorithms.join(', ')} (every token would be refused)`,
+    `the key set at ${shownUrl(set.url)} holds no key for ${algorithms.join(', ')} (every token would be refused)`,
     "set algorithms to those of the provider's signing keys, or check that the URL is the provider's key set",
   );
   return [{ error, warningCode: 'SVCGATE_KEY_SET_UNUSABLE' }];
@@ -196,9 +197,9 @@ export class RemoteKeySet {
     try {
       json = await fetchJsonBounded(this.url, { timeoutMs: this.timings.timeoutDuration, maxBytes: MAX_DOCUMENT_BYTES });
     } catch (error) {
-      throw new KeySetUnavailableError(`the key set ${error instanceof RemoteJsonError ? error.message : displayUrl(this.url)}`);
+      throw new KeySetUnavailableError(`the key set ${error instanceof RemoteJsonError ? error.message : shownUrl(this.url)}`);
     }
-    const snapshot = readSnapshot(json, displayUrl(this.url));
+    const snapshot = readSnapshot(json, shownUrl(this.url));
     this.snapshot = snapshot;
     return snapshot;
   }

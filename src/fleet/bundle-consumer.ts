@@ -5,7 +5,8 @@ import type { DecisionSource, ExpectedApi, PolicySource } from '../policy/evalua
 import { Evaluator, unavailable, type Decision, type PolicyInput } from '../policy/evaluate/evaluator';
 import { readBundle } from './bundle-reader';
 import { bundleConsumerOptions, type BundleConsumerOptions, type ConsumerSettings } from './bundle-consumer-options';
-import { fetchBundle, shownUrl } from './fetch-bundle';
+import { shownUrl } from '../net/shown-url';
+import { fetchBundle } from './fetch-bundle';
 import { operationDifferences } from './operation-differences';
 import { persistedBundle, persistBundle, persistCheck } from './persisted-bundle';
 

@@ -1,13 +1,14 @@
-import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { Agent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { z } from 'zod';
 import { parseWith } from '../policy/compile/parse-with';
 import { decisionKey } from '../policy/evaluate/decision-key';
 import type { DecisionSource, ExpectedApi, PolicySource } from '../policy/evaluate/decision-source';
 import { decisionFrom, denied, MAX_CACHED_KEY, unavailable, type Decision, type PolicyInput } from '../policy/evaluate/evaluator';
 import { LruCache } from '../policy/evaluate/lru-cache';
+import { boundedExchange, readBounded } from '../net/bounded-exchange';
+import { shownUrl } from '../net/shown-url';
 import { checkDataDocument } from './data-document-schema';
-import { shownUrl } from './fetch-bundle';
 import { operationDifferences } from './operation-differences';
 
 export interface RemoteOpaOptions {
@@ -164,48 +165,24 @@ class RemoteOpa implements DecisionSource {
   }
 
   private exchange(method: 'GET' | 'POST', path: string, body: string | undefined, limits: Limits = this.settings): Promise<{ status: number; body: unknown }> {
-    const send = this.base.protocol === 'https:' ? httpsRequest : httpRequest;
-    const url = new URL(path, this.base);
     const { timeoutMs, maxResponseBytes } = limits;
-    return new Promise((resolve, reject) => {
-      let settled = false;
-      const finish = (error: Error | undefined, value?: { status: number; body: unknown }) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        if (error) {
-          req.destroy();
-          reject(error);
-        } else resolve(value!);
-      };
-      const headers: Record<string, string> = { ...this.settings.headers, accept: 'application/json' };
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const req = send(url, { method, agent: this.agent, headers });
-      // A kept-alive socket must not keep the process alive on its own.
-      req.on('socket', (socket) => socket.unref());
-      const timer = setTimeout(() => finish(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      timer.unref();
-      req.on('error', (error: NodeJS.ErrnoException) => finish(new Error(`cannot be reached (${error.code ?? 'connection failed'})`)));
-      req.on('response', (response) => readJson(response, maxResponseBytes, finish));
-      req.end(body);
+    const headers: Record<string, string> = { ...this.settings.headers, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const exchange = { url: new URL(path, this.base), method, headers, body, timeoutMs, agent: this.agent };
+    return boundedExchange<{ status: number; body: unknown }>(exchange, exchangeFailures(timeoutMs), (response, finish) => {
+      const failures = { tooLarge: () => new Error(`answered more than ${maxResponseBytes} bytes`), broken: () => new Error('broke off its answer') };
+      readBounded(response, maxResponseBytes, failures, finish, (bytes) => {
+        try {
+          finish(undefined, { status: response.statusCode ?? 0, body: JSON.parse(bytes.toString('utf8')) });
+        } catch {
+          finish(new Error('did not answer JSON'));
+        }
+      });
     });
   }
 }
 
-function readJson(response: IncomingMessage, maxBytes: number, finish: (error: Error | undefined, value?: { status: number; body: unknown }) => void): void {
-  const chunks: Buffer[] = [];
-  let received = 0;
-  response.on('data', (chunk: Buffer) => {
-    received += chunk.length;
-    if (received > maxBytes) finish(new Error(`answered more than ${maxBytes} bytes`));
-    else chunks.push(chunk);
-  });
-  response.on('error', () => finish(new Error('broke off its answer')));
-  response.on('end', () => {
-    try {
-      finish(undefined, { status: response.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
-    } catch {
-      finish(new Error('did not answer JSON'));
-    }
-  });
+/** Without the URL: the 503's message and the warning that carry them say which OPA. */
+function exchangeFailures(timeoutMs: number) {
+  return { timeout: () => new Error(`no answer within ${timeoutMs} ms`), unreachable: (code: string) => new Error(`cannot be reached (${code})`) };
 }

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { SVCGATE_BIN } from '../helpers/svcgate-cli';
 
 // `svcgate audit --html` opened in a real headless Chromium (from the Debian packages; `make test`
 // installs it when missing): the page renders, its filters work, and a screenshot is kept.
 const ROOT = join(__dirname, '../..');
-const BIN = join(ROOT, 'dist/cjs/cli/main.js');
 const EXAMPLE = join(ROOT, 'examples/users-api');
 const CHROMIUM = execFileSync('bash', [join(ROOT, 'scripts/install-chromium.sh'), '--find'], { encoding: 'utf8' }).trim();
 const run = promisify(execFile);
@@ -16,7 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), 'svcgate-audit-page-'));
 
 async function page(acl: string): Promise<string> {
   const file = join(dir, `audit-${Math.random().toString(36).slice(2)}.html`);
-  await run(process.execPath, [BIN, 'audit', '--openapi', join(EXAMPLE, 'openapi.yaml'), '--acl', acl, '--html', file]);
+  await run(process.execPath, [SVCGATE_BIN, 'audit', '--openapi', join(EXAMPLE, 'openapi.yaml'), '--acl', acl, '--html', file]);
   return file;
 }
 

@@ -1,24 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { svcgate } from '../helpers/svcgate-cli';
 
 // The CLI is tested as users run it: the built bin, in a child process (`make test` builds first).
-const BIN = join(__dirname, '../../dist/cjs/cli/main.js');
 const EXAMPLE = join(__dirname, '../../examples/users-api');
 const API = ['--openapi', join(EXAMPLE, 'openapi.yaml'), '--acl', join(EXAMPLE, 'permissions.yaml')];
-const run = promisify(execFile);
-
-async function svcgate(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args]);
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 describe('--version and --help', () => {
   test('--version prints the version of the package', async () => {

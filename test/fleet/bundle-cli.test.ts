@@ -1,30 +1,17 @@
-import { execFile } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { readBundle, verificationKey } from '../../src/fleet';
 import { opaDecision, startOpa } from '../helpers/opa-server';
+import { svcgate } from '../helpers/svcgate-cli';
 
 // `svcgate bundle` as users run it in CI: the built bin, then the bundle served by a real OPA
 // that verifies its signature, and read back by svcgate's reader.
-const BIN = join(__dirname, '../../dist/cjs/cli/main.js');
 const EXAMPLE = join(__dirname, '../../examples/users-api');
 const API = ['--openapi', join(EXAMPLE, 'openapi.yaml'), '--acl', join(EXAMPLE, 'permissions.yaml')];
-const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'svcgate-bundle-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function svcgate(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args]);
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 test('svcgate bundle writes a signed bundle that opa run --verification-key serves and svcgate reads', async () => {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });

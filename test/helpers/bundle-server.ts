@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
+import { closeNow } from './listen';
 
 /**
  * A bundle server as users run one: express.static over a folder, which sends ETags and answers
@@ -47,9 +48,7 @@ export class BundleServer {
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (server) await closeNow(server);
   }
 
   async dispose(): Promise<void> {

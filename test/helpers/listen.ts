@@ -9,3 +9,9 @@ export async function listen(app: RequestListener): Promise<{ url: string; serve
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, server, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
+
+/** Closes `server` now: kept-alive connections too, so that a test can stop a server mid-poll. */
+export async function closeNow(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}

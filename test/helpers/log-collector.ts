@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import express from 'express';
+import { closeNow } from './listen';
 
 /**
  * A collector of OPA decision logs on 127.0.0.1: it keeps each POSTed batch (its compressed size
@@ -41,9 +42,7 @@ export class LogCollector {
   async stop(): Promise<void> {
     const server = this.server;
     this.server = undefined;
-    if (!server) return;
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (server) await closeNow(server);
   }
 
   /** Resolves once `count` events have arrived. */
