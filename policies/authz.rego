@@ -102,12 +102,18 @@ subject_roles := {name | some name in input.role} if {
 role_claim_present if "role" in object.keys(input)
 
 # Caller role -> what it may do on the operation (possession -> attributes). The compiler has
-# already followed `$extend` and added the built-in anonymous grant, so this is one lookup per role.
+# already followed `$extend` and added the built-in anonymous grant, so this is one lookup per role:
+# the role's cell in the operation's row of the grant table names a grant set, and a cell of
+# dashes (no such set) grants nothing.
 caller_grants[subject] := granted if {
 	operation.secured == true
 	some subject in subject_roles
-	granted := operation.grants[subject]
+	granted := data.svcgate.acl.grant_sets[grant_cell(subject)]
 }
+
+grant_cell(subject) := substring(operation.grants, data.svcgate.acl.grant_columns[subject] * cell_width, cell_width)
+
+cell_width := data.svcgate.acl.grant_width
 
 # The scopes the token needs, as alternatives: one per security requirement with the guarded
 # scheme, any one met is enough. The compiler writes none when no scope is needed; data written

@@ -4,48 +4,49 @@ import data.svcgate.authz
 
 # A small API: a collection, an item owned through its path parameter, and an item whose
 # parameter is bound to another claim with x-acl-binding. Grants are written as the compiler
-# writes them: per operation and role, with `$extend` already followed (vet extends owner) and
-# the built-in anonymous grant on the parameterless read.
+# writes them: a table with one row per operation and one cell per role, with `$extend` already
+# followed (vet extends owner) and the built-in anonymous grant on the parameterless read.
+# Columns: owner, vet, blocked, anonymous. Cells: the letters of grant_sets, `-` for nothing.
 pet_id := {"path:petId": {"name": "petId", "in": "path", "owned": true}}
+
+grant_sets := {
+	"o": {"own": ["*"]},
+	"a": {"any": ["*"]},
+	"b": {"any": []},
+	"n": {"own": ["name"]},
+	"v": {"any": ["name", "health"], "own": ["name"]},
+}
 
 operations := {
 	"GET /pets": {
 		"resource": "/pets", "action": "read", "secured": true,
 		"params": {},
-		"grants": {
-			"owner": {"own": ["*"]},
-			"vet": {"own": ["*"]},
-			"blocked": {"any": []},
-			"anonymous": {"any": ["*"]},
-		},
+		"grants": "ooba",
 	},
 	"GET /pets/{petId}": {
 		"resource": "/pets/{petId}", "action": "read", "secured": true,
 		"params": pet_id,
-		"grants": {
-			"owner": {"own": ["name"]},
-			"vet": {"any": ["name", "health"], "own": ["name"]},
-		},
+		"grants": "nv--",
 	},
 	"DELETE /pets/{petId}": {
 		"resource": "/pets/{petId}", "action": "delete", "secured": true,
 		"params": pet_id,
-		"grants": {"owner": {"own": ["*"]}, "vet": {"own": ["*"]}},
+		"grants": "oo--",
 	},
 	"GET /homes/{homeId}": {
 		"resource": "/homes/{homeId}", "action": "read", "secured": true,
 		"params": {"path:homeId": {"name": "homeId", "in": "path", "owned": true}},
-		"grants": {"owner": {"own": ["*"]}},
+		"grants": "o---",
 	},
 	"GET /open": {
 		"resource": "/open", "action": "read", "secured": false,
 		"params": {},
-		"grants": {},
+		"grants": "----",
 	},
 	"GET /records": {
 		"resource": "/records", "action": "read", "secured": true,
 		"params": {},
-		"grants": {"vet": {"any": ["*"]}},
+		"grants": "-a--",
 		"scopes": [["records:read"], ["records:admin", "records:write"]],
 	},
 }
@@ -53,6 +54,9 @@ operations := {
 api := {
 	"anonymous_default": true,
 	"roles": {"owner": {"extends": []}, "vet": {"extends": ["owner"]}, "blocked": {"extends": []}},
+	"grant_columns": {"owner": 0, "vet": 1, "blocked": 2, "anonymous": 3},
+	"grant_width": 1,
+	"grant_sets": grant_sets,
 	"operations": operations,
 }
 
@@ -143,6 +147,34 @@ test_anonymous_is_undeclared_when_the_default_is_off if {
 		with data.svcgate.acl as no_default
 	not d.allow
 	"role anonymous is not declared in the ACL" in d.reasons
+}
+
+test_cells_of_two_characters if {
+	wide := object.union(api, {
+		"grant_width": 2,
+		"grant_sets": {"aa": {"own": ["*"]}, "ab": {"any": ["*"]}},
+		"operations": {"GET /pets": object.union(operations["GET /pets"], {"grants": "aaab----"})},
+	})
+	owner := authz.decision with input as {"operation": "GET /pets", "role": "owner"}
+		with data.svcgate.acl as wide
+	vet := authz.decision with input as {"operation": "GET /pets", "role": "vet"}
+		with data.svcgate.acl as wide
+	owner.possession == "own"
+	vet.allow
+	vet.possession == "any"
+}
+
+# Data written by hand may be wrong; a cell that names no grant set, or that lies beyond the end
+# of a short row, grants nothing.
+test_cell_naming_nothing_grants_nothing if {
+	short := object.union(api, {"operations": {"GET /pets": object.union(operations["GET /pets"], {"grants": "zo"})}})
+	owner := authz.decision with input as {"operation": "GET /pets", "role": "owner"}
+		with data.svcgate.acl as short
+	anonymous := authz.decision with input as {"operation": "GET /pets"}
+		with data.svcgate.acl as short
+	not owner.allow
+	owner.reasons == ["no role of the caller is granted read on /pets"]
+	not anonymous.allow
 }
 
 test_check_ownership_result_decides if {

@@ -1,4 +1,5 @@
 import type { DataDocument } from '../policy/compile/data-document';
+import { cellGrants } from '../policy/compile/grant-table';
 import { auditMatrix, type Access } from './audit-matrix';
 import { grantCause, type AclVersion } from './grant-cause';
 
@@ -45,7 +46,8 @@ export async function aclDiff(before: AclVersion, after: AclVersion): Promise<Ce
 function cell(data: DataDocument, operation: string, role: string, access: Access): Cell {
   if (access === 'public') return { access, attributes: ['*'] };
   if (access === '-') return { access, attributes: [] };
-  return { access, attributes: [...(data.operations[operation]?.grants[role]?.[access] ?? [])].sort() };
+  const row = data.operations[operation]?.grants;
+  return { access, attributes: [...((row === undefined ? undefined : cellGrants(data, row, role))?.[access] ?? [])].sort() };
 }
 
 function compare(was: Cell, is: Cell): CellChange['change'] | undefined {

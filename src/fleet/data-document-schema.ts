@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ACTIONS, DATA_SCHEMA_VERSION, POSSESSIONS, type DataDocument } from '../policy/compile/data-document';
+import { EMPTY_CELL_CHARACTER } from '../policy/compile/grant-table';
 import { TimeSlice } from './time-slice';
 
 const globs = z.array(z.string());
@@ -28,7 +29,7 @@ const operationSchema = z
     secured: z.boolean(),
     params: z.record(z.string(), param),
     scopes: z.array(z.array(z.string())),
-    grants: z.record(z.string(), z.partialRecord(z.enum(POSSESSIONS as [string, ...string[]]), globs)),
+    grants: z.string(),
   })
   .strict();
 
@@ -39,9 +40,21 @@ const documentSchema = z
     scheme: z.string(),
     anonymous_default: z.boolean(),
     roles: z.record(z.string(), z.object({ extends: z.array(z.string()) }).strict()),
+    grant_columns: z.record(z.string(), z.int().nonnegative()),
+    grant_width: z.int().positive(),
+    grant_sets: z.record(z.string(), z.partialRecord(z.enum(POSSESSIONS as [string, ...string[]]), globs)),
     operations: z.record(z.string(), z.unknown()),
   })
-  .strict();
+  .strict()
+  .check((document) => {
+    const { grant_columns: columns, grant_width: width, grant_sets: sets } = document.value;
+    const taken = new Set(Object.values(columns));
+    if (taken.size !== Object.keys(columns).length || [...taken].some((column) => column >= taken.size)) {
+      document.issues.push({ code: 'custom', input: columns, path: ['grant_columns'], message: 'grant_columns must number the roles 0, 1, 2, ... each once' });
+    }
+    const wrong = Object.keys(sets).find((cell) => cell.length !== width || cell.includes(EMPTY_CELL_CHARACTER));
+    if (wrong !== undefined) document.issues.push({ code: 'custom', input: sets, path: ['grant_sets', wrong], message: `a cell must be ${width} characters (grant_width), none of them ${EMPTY_CELL_CHARACTER}` });
+  });
 
 export type DataDocumentCheck = { success: true; data: DataDocument } | { success: false; problem: string };
 
@@ -59,6 +72,10 @@ export async function checkDataDocument(value: unknown): Promise<DataDocumentChe
   for (const [key, operation] of Object.entries(document.data.operations)) {
     const checked = operationSchema.safeParse(operation);
     if (!checked.success) return failure(checked.error, ['operations', key]);
+    const rowLength = Object.keys(document.data.grant_columns).length * document.data.grant_width;
+    if (checked.data.grants.length !== rowLength) {
+      return { success: false, problem: `at operations.${key}.grants, a row must be ${rowLength} characters (grant_width for each of the grant_columns), not ${checked.data.grants.length}` };
+    }
     operations.push([key, checked.data]);
     await slice.pause();
   }

@@ -144,10 +144,10 @@ describe('writeBundle and readBundle', () => {
   test('data that is not this version of the data document, and foreign files or roots, are refused', async () => {
     const old = await tamper(await exampleBundle({ revision: 'x' }), (files) => {
       const document = JSON.parse(files.get('data.json')!.toString()) as { svcgate: { acl: { schema_version: number } } };
-      document.svcgate.acl.schema_version = 2;
+      document.svcgate.acl.schema_version = 3;
       files.set('data.json', Buffer.from(JSON.stringify(document)));
     });
-    expect((await refusal(readBundle(old))).message).toMatch(/schema_version must be 3/);
+    expect((await refusal(readBundle(old))).message).toMatch(/schema_version must be 4/);
     const garbage = await tamper(await exampleBundle({ revision: 'x' }), (files) => files.set('data.json', Buffer.from('{"svcgate":{"acl":{"operations":[]}}}')));
     expect((await refusal(readBundle(garbage))).code).toBe('ERR_SVCGATE_BUNDLE_DATA');
     const badOperation = await tamper(await exampleBundle({ revision: 'x' }), (files) => {
@@ -156,6 +156,19 @@ describe('writeBundle and readBundle', () => {
       files.set('data.json', Buffer.from(JSON.stringify(document)));
     });
     expect((await refusal(readBundle(badOperation))).message).toMatch(/at operations\.GET \/users\/\{userId\}\.action, /);
+    type Table = { grant_columns: Record<string, number>; grant_sets: Record<string, unknown>; operations: Record<string, { grants: string }> };
+    const withTable = async (change: (acl: Table) => void) =>
+      tamper(await exampleBundle({ revision: 'x' }), (files) => {
+        const document = JSON.parse(files.get('data.json')!.toString()) as { svcgate: { acl: Table } };
+        change(document.svcgate.acl);
+        files.set('data.json', Buffer.from(JSON.stringify(document)));
+      });
+    const shortRow = await withTable((acl) => (acl.operations['GET /users/{userId}']!.grants = 'a'));
+    expect((await refusal(readBundle(shortRow))).message).toMatch(/at operations\.GET \/users\/\{userId\}\.grants, a row must be 3 characters \(grant_width for each of the grant_columns\), not 1/);
+    const sameColumn = await withTable((acl) => (acl.grant_columns = Object.fromEntries(Object.keys(acl.grant_columns).map((role) => [role, 0]))));
+    expect((await refusal(readBundle(sameColumn))).message).toMatch(/at grant_columns, grant_columns must number the roles 0, 1, 2, \.\.\. each once/);
+    const dashCell = await withTable((acl) => (acl.grant_sets['-'] = { any: ['*'] }));
+    expect((await refusal(readBundle(dashCell))).message).toMatch(/at grant_sets\.-, a cell must be 1 characters \(grant_width\), none of them -/);
     const foreign = await tamper(await exampleBundle({ revision: 'x' }), (files) => files.set('run.sh', Buffer.from('#!/bin/sh')));
     expect((await refusal(readBundle(foreign))).message).toMatch(/holds run.sh/);
     const roots = await tamper(await exampleBundle({ revision: 'x' }), (files) => files.set('.manifest', Buffer.from('{"revision":"x","roots":["other"]}')));

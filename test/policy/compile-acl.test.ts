@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileAcl, ConfigError } from '../../src/policy';
+import { grantsOf } from '../helpers/grant-rows';
 
 const EXAMPLE = join(__dirname, '../../examples/users-api');
 
@@ -71,22 +72,22 @@ describe('compiling the example API', () => {
   });
 
   test('normalizes resource keys written without a slash and with :param', () => {
-    expect(data.operations['DELETE /users/{userId}']!.grants).toEqual({ admin: { any: ['*'] } });
+    expect(grantsOf(data, 'DELETE /users/{userId}')).toEqual({ admin: { any: ['*'] } });
     expect(data.roles).toEqual({ anonymous: { extends: [] }, user: { extends: [] }, admin: { extends: ['user'] } });
   });
 
   test('writes per operation what each role may do, its $extend followed', () => {
-    expect(data.operations['GET /users/{userId}']!.grants).toEqual({
+    expect(grantsOf(data, 'GET /users/{userId}')).toEqual({
       user: { own: ['*', '!password'] },
       admin: { any: ['*', '!password'], own: ['*', '!password'] },
     });
-    expect(data.operations['GET /accounts/{accountId}']!.grants).toEqual({ user: { own: ['*'] }, admin: { own: ['*'] } });
+    expect(grantsOf(data, 'GET /accounts/{accountId}')).toEqual({ user: { own: ['*'] }, admin: { own: ['*'] } });
   });
 
   test('declares anonymous: {}, so the default is off and the user list needs a role (issue 10, finding 11)', () => {
     expect(data.anonymous_default).toBe(false);
-    expect(data.operations['GET /users']!.grants).toEqual({ admin: { any: ['*'] } });
-    expect(data.operations['GET /status']!.grants).toEqual({});
+    expect(grantsOf(data, 'GET /users')).toEqual({ admin: { any: ['*'] } });
+    expect(grantsOf(data, 'GET /status')).toEqual({});
   });
 
   test('the revision is a stable hash of the content', () => {
@@ -95,6 +96,29 @@ describe('compiling the example API', () => {
     expect(data.revision).toMatch(/^[0-9a-f]{16}$/);
     const other = compileAcl({ openapi: join(EXAMPLE, 'openapi.yaml'), acl: { user: { '/users': { 'read:any': ['*'] } } } });
     expect(other.revision).not.toBe(data.revision);
+  });
+});
+
+describe('the grant table', () => {
+  const paths = { ...itemPath, '/things': { get: {} } };
+
+  test('one column per declared role, then anonymous for the built-in grant; one cell per column in every row', () => {
+    const data = compileAcl({ openapi: api(paths), acl: { b: { '/things': { 'read:any': ['*'] } }, a: { '/items/{id}': { 'read:own': ['*'] } } } });
+    expect(data.grant_columns).toEqual({ b: 0, a: 1, anonymous: 2 });
+    expect(data.grant_width).toBe(1);
+    expect(data.grant_sets).toEqual({ a: { any: ['*'] }, b: { own: ['*'] } });
+    expect(data.operations['GET /things']!.grants).toBe('a-a');
+    expect(data.operations['GET /items/{id}']!.grants).toBe('-b-');
+  });
+
+  test('names each distinct grant set once, and widens the cells when there are more sets than characters', () => {
+    const acl = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`r${i}`, { '/things': { 'read:any': [`field${i % 95}`] } }]));
+    const data = compileAcl({ openapi: api(paths), acl: { anonymous: {}, ...acl } });
+    expect(Object.keys(data.grant_sets)).toHaveLength(95);
+    expect(data.grant_width).toBe(2);
+    expect(data.operations['GET /things']!.grants).toHaveLength(101 * 2);
+    expect(Object.keys(data.grant_sets).every((cell) => /^[^-"\\]{2}$/.test(cell))).toBe(true);
+    expect(grantsOf(data, 'GET /things')).toEqual(Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`r${i}`, { any: [`field${i % 95}`] }])));
   });
 });
 
@@ -112,7 +136,7 @@ describe('grants per operation', () => {
       c: { '/items/{id}': { 'read:own': ['size', 'price'] } },
     };
     const data = compileAcl({ openapi: api(paths), acl });
-    expect(data.operations['GET /items/{id}']!.grants).toEqual({
+    expect(grantsOf(data, 'GET /items/{id}')).toEqual({
       a: { any: ['name'], own: ['name', 'size', 'price'] },
       b: { own: ['name', 'size', 'price'] },
       c: { own: ['size', 'price'] },
@@ -121,17 +145,17 @@ describe('grants per operation', () => {
 
   test('leave out empty attribute lists, and roles left with nothing', () => {
     const acl = { a: { '/items/{id}': { 'read:any': [], 'read:own': ['*'] } }, b: { '/items/{id}': { 'read:any': [] } } };
-    expect(compileAcl({ openapi: api(paths), acl }).operations['GET /items/{id}']!.grants).toEqual({ a: { own: ['*'] } });
+    expect(grantsOf(compileAcl({ openapi: api(paths), acl }), 'GET /items/{id}')).toEqual({ a: { own: ['*'] } });
   });
 
   test('hold the built-in anonymous grant only while the ACL does not declare anonymous', () => {
     const declared = compileAcl({ openapi: api(paths), acl: { anonymous: { '/items/{id}': { 'read:any': ['id'] } } } });
     expect(declared.anonymous_default).toBe(false);
-    expect(declared.operations['GET /things']!.grants).toEqual({});
-    expect(declared.operations['GET /items/{id}']!.grants).toEqual({ anonymous: { any: ['id'] } });
+    expect(grantsOf(declared, 'GET /things')).toEqual({});
+    expect(grantsOf(declared, 'GET /items/{id}')).toEqual({ anonymous: { any: ['id'] } });
     const undeclared = compileAcl({ openapi: api(paths), acl: {} });
-    expect(undeclared.operations['GET /things']!.grants).toEqual({ anonymous: { any: ['*'] } });
-    expect(undeclared.operations['GET /open']!.grants).toEqual({});
+    expect(grantsOf(undeclared, 'GET /things')).toEqual({ anonymous: { any: ['*'] } });
+    expect(grantsOf(undeclared, 'GET /open')).toEqual({});
   });
 });
 
@@ -159,7 +183,7 @@ describe('the built-in anonymous default is never silent (issue 10, finding 11)'
 
   test("the seed's rule still holds: the warned operations are granted to anonymous, the others are not", () => {
     const data = compileAcl({ openapi: api(paths), acl });
-    const opened = Object.keys(data.operations).filter((key) => data.operations[key]!.grants.anonymous !== undefined);
+    const opened = Object.keys(data.operations).filter((key) => grantsOf(data, key).anonymous !== undefined);
     expect(opened).toEqual(['GET /things', 'HEAD /things']);
   });
 
@@ -378,9 +402,9 @@ describe('role names that are names of Object.prototype (SPEC 7.7)', () => {
 
     const declared = compileAcl({ openapi: api(paths), acl: { anonymous: {}, [name]: { '/items/{id}': { 'read:own': ['id'] } }, a: { $extend: [name], ...readThings } } });
     expect(declared.roles).toEqual({ anonymous: { extends: [] }, [name]: { extends: [] }, a: { extends: [name] } });
-    expect(declared.operations['GET /items/{id}']!.grants).toEqual({ [name]: { own: ['id'] }, a: { own: ['id'] } });
-    expect(declared.operations['GET /things']!.grants).toEqual({ a: { any: ['*'] } });
-    expect(Object.keys(declared.operations['GET /items/{id}']!.grants)).toEqual([name, 'a']);
+    expect(grantsOf(declared, 'GET /items/{id}')).toEqual({ [name]: { own: ['id'] }, a: { own: ['id'] } });
+    expect(grantsOf(declared, 'GET /things')).toEqual({ a: { any: ['*'] } });
+    expect(Object.keys(grantsOf(declared, 'GET /items/{id}'))).toEqual([name, 'a']);
   });
 
   const protoRole = `{"__proto__": ${JSON.stringify(readThings)}, "user": ${JSON.stringify(readThings)}}`;

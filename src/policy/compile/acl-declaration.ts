@@ -36,8 +36,8 @@ const attributesSchema = z.array(z.string(), { error: 'attributes must be a list
 export type ResourceGrants = Partial<Record<`${Action}:${Possession}`, string[]>>;
 
 export interface DeclaredRole {
-  /** Resource path -> grants. */
-  grants: Record<string, ResourceGrants>;
+  /** Resource path -> grants; a Map, since a role of a large ACL names a thousand paths. */
+  grants: Map<string, ResourceGrants>;
 }
 
 export interface DeclaredRoles {
@@ -53,10 +53,12 @@ export interface DeclaredRoles {
 export function readRoles(declaration: unknown, file: string, resources: ReadonlySet<string>): DeclaredRoles {
   const declared = parseWith(declarationSchema, declaration, file, [], DECLARATION_FIX);
   const result: DeclaredRoles = { roles: {}, extends: {} };
+  // Every role names the same resources in the same spellings: each spelling is resolved once.
+  const resolved = new Map<string, string>();
   for (const role of Object.keys(declared)) {
     checkRoleName(role, file, [role]);
     const body = parseWith(roleSchema, declared[role], file, [role], DECLARATION_FIX);
-    const spec: DeclaredRole = { grants: {} };
+    const spec: DeclaredRole = { grants: new Map() };
     result.extends[role] = [];
     for (const key of Object.keys(body)) {
       const value = body[key];
@@ -64,14 +66,15 @@ export function readRoles(declaration: unknown, file: string, resources: Readonl
         result.extends[role] = readExtends(value, file, [role, key]);
         continue;
       }
-      if (/^\$?extends?$/i.test(key) && !resources.has(resourceKey(key))) {
-        throw new ConfigError(file, jsonPath([role, key]), `${key} is neither a path of the OpenAPI document nor ${EXTEND}`, `write "${EXTEND}": ["otherRole"] to inherit another role's grants`);
+      let resource = resolved.get(key);
+      if (resource === undefined) {
+        resource = resolveResource(key, resources, file, [role, key]);
+        resolved.set(key, resource);
       }
-      const resource = resolveResource(key, resources, file, [role, key]);
-      if (Object.hasOwn(spec.grants, resource)) {
+      if (spec.grants.has(resource)) {
         throw new ConfigError(file, jsonPath([role, key]), `the resource ${resource} is declared twice for role ${role}`, 'merge the two entries into one');
       }
-      spec.grants[resource] = readGrants(value, file, [role, key]);
+      spec.grants.set(resource, readGrants(value, file, role, key));
     }
     result.roles[role] = spec;
   }
@@ -102,6 +105,9 @@ export function resourceKey(key: string): string {
 function resolveResource(key: string, resources: ReadonlySet<string>, file: string, at: readonly string[]): string {
   const normalized = resourceKey(key);
   if (resources.has(normalized)) return normalized;
+  if (/^\$?extends?$/i.test(key)) {
+    throw new ConfigError(file, jsonPath(at), `${key} is neither a path of the OpenAPI document nor ${EXTEND}`, `write "${EXTEND}": ["otherRole"] to inherit another role's grants`);
+  }
   const shape = (path: string) => path.replace(/\{[^}]*\}/g, '{}');
   const similar = [...resources].filter((path) => shape(path) === shape(normalized));
   throw new ConfigError(
@@ -112,15 +118,24 @@ function resolveResource(key: string, resources: ReadonlySet<string>, file: stri
   );
 }
 
-function readGrants(value: unknown, file: string, at: readonly string[]): ResourceGrants {
-  const grants = parseWith(grantsSchema, value, file, at, 'map "<action>:<possession>" keys to attribute lists, e.g. { "read:own": ["*"] }');
-  const result: ResourceGrants = {};
+/**
+ * The declared object itself once it is valid: a million grants are checked, not copied (the
+ * compiler copies each distinct grant set it keeps). zod reads only what is invalid, to word the error.
+ */
+function readGrants(value: unknown, file: string, role: string, declaredKey: string): ResourceGrants {
+  const grants = isPlainObject(value) ? value : parseWith(grantsSchema, value, file, [role, declaredKey], 'map "<action>:<possession>" keys to attribute lists, e.g. { "read:own": ["*"] }');
   for (const key of Object.keys(grants)) {
-    const attributes = grants[key];
-    if (!GRANT_KEY.test(key)) throw grantKeyError(key, file, [...at, key]);
-    result[key as keyof ResourceGrants] = parseWith(attributesSchema, attributes, file, [...at, key], 'write a list such as ["*"] or ["*", "!password"]; [] grants nothing');
+    if (!GRANT_KEY.test(key)) throw grantKeyError(key, file, [role, declaredKey, key]);
+    if (!isStringList(grants[key])) parseWith(attributesSchema, grants[key], file, [role, declaredKey, key], 'write a list such as ["*"] or ["*", "!password"]; [] grants nothing');
   }
-  return result;
+  return grants as ResourceGrants;
+}
+
+function isStringList(value: unknown): value is string[] {
+  if (!Array.isArray(value)) return false;
+  // Indexed, not `every`: `every` skips the holes of a sparse array, which zod refuses.
+  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') return false;
+  return true;
 }
 
 function grantKeyError(key: string, file: string, at: readonly string[]): ConfigError {

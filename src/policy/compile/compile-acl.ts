@@ -49,9 +49,9 @@ export function compileApi(options: CompileAclOptions): { data: DataDocument; do
   if (anonymousDefault) reportAnonymousDefault(facts, acl.file, options.strict ?? false);
   reportUnusedGrants(facts, declared, acl.file, options.strict ?? false);
   const roles = Object.fromEntries(Object.entries(declared.extends).map(([role, parents]) => [role, { extends: parents }]));
-  const operations = withGrants(facts, declared, anonymousDefault);
+  const { table, operations } = withGrants(facts, declared, anonymousDefault);
 
-  const content = { schema_version: DATA_SCHEMA_VERSION, scheme, anonymous_default: anonymousDefault, roles, operations };
+  const content = { schema_version: DATA_SCHEMA_VERSION, scheme, anonymous_default: anonymousDefault, roles, ...table, operations };
   const data = { ...content, revision: createHash('sha256').update(JSON.stringify(content)).digest('hex').slice(0, 16) };
   return { data, document };
 }

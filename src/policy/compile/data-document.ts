@@ -4,7 +4,7 @@
  * docs/policy.md, "The data document", describes the same schema; change both together.
  */
 
-export const DATA_SCHEMA_VERSION = 3 as const;
+export const DATA_SCHEMA_VERSION = 4 as const;
 
 export type Action = 'create' | 'read' | 'update' | 'delete';
 export type Possession = 'any' | 'own';
@@ -53,12 +53,13 @@ export interface OperationSpec {
    */
   scopes: string[][];
   /**
-   * Role -> what it may do here: its own grants for this resource and action and those of every
-   * role it extends, transitively, worked out by the compiler so that the policy looks them up
-   * instead of walking `$extend` per request. Roles with nothing here are left out; so is
-   * everything when the operation is not secured. The built-in `anonymous` grant is included.
+   * This operation's row of the grant table (see GrantTable): for each role, what it may do here,
+   * its own grants for this resource and action and those of every role it extends, transitively,
+   * worked out by the compiler so that the policy looks them up instead of walking `$extend` per
+   * request. The built-in `anonymous` grant is included; every cell is empty when the operation is
+   * not secured.
    */
-  grants: Record<string, OperationGrants>;
+  grants: string;
 }
 
 /** What the OpenAPI document says of an operation, before the ACL adds its grants; all the request side needs. */
@@ -69,7 +70,20 @@ export interface RoleSpec {
   extends: string[];
 }
 
-export interface DataDocument {
+/**
+ * What each role may do on each operation, as a table (grant-table.ts): an operation's `grants`
+ * string is its row, `grant_width` characters per cell, one cell per column.
+ */
+export interface GrantTable {
+  /** Role -> its column: the declared roles, then `anonymous` when the built-in grant applies. */
+  grant_columns: Record<string, number>;
+  /** Characters per cell: one while there are at most 91 distinct grant sets. */
+  grant_width: number;
+  /** Cell -> what it grants; an empty cell (dashes) grants nothing. */
+  grant_sets: Record<string, OperationGrants>;
+}
+
+export interface DataDocument extends GrantTable {
   schema_version: typeof DATA_SCHEMA_VERSION;
   /** A hash of everything below; decision logs and caches use it to tell data versions apart. */
   revision: string;

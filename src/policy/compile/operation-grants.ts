@@ -1,6 +1,7 @@
 import type { DeclaredRoles, ResourceGrants } from './acl-declaration';
 import { openedByAnonymousDefault } from './anonymous-default';
-import { ACTIONS, POSSESSIONS, type Action, type OperationGrants, type OperationFacts, type OperationSpec, type Possession } from './data-document';
+import { ACTIONS, POSSESSIONS, type Action, type GrantTable, type OperationGrants, type OperationFacts, type OperationSpec, type Possession } from './data-document';
+import { GrantTableBuilder } from './grant-table';
 
 /** The declaration's `<action>:<possession>` keys, built once rather than for every role and operation. */
 const GRANT_KEYS = Object.fromEntries(ACTIONS.map((action) => [action, Object.fromEntries(POSSESSIONS.map((possession) => [possession, `${action}:${possession}`]))])) as Record<
@@ -13,15 +14,16 @@ const GRANT_KEYS = Object.fromEntries(ACTIONS.map((action) => [action, Object.fr
  * operation's resource and action, and those of every role it extends, transitively. Working this
  * out once here keeps `$extend` and the resource lookup out of every evaluation. Empty attribute
  * lists grant nothing and are left out. When the ACL does not declare `anonymous`, the built-in
- * grant (read:any on operations without parameters) is added too, so the policy has one kind of
- * grant to look up.
+ * grant (read:any on operations without parameters) is added too, in a column of its own, so the
+ * policy has one kind of grant to look up.
  */
-export function withGrants(operations: Record<string, OperationFacts>, declared: DeclaredRoles, anonymousDefault: boolean): Record<string, OperationSpec> {
-  const grants = new Map<string, Record<string, OperationGrants>>();
+export function withGrants(operations: Record<string, OperationFacts>, declared: DeclaredRoles, anonymousDefault: boolean): { table: GrantTable; operations: Record<string, OperationSpec> } {
+  const builder = new GrantTableBuilder(anonymousDefault ? [...Object.keys(declared.roles), 'anonymous'] : Object.keys(declared.roles));
   const securedByResource = new Map<string, string[]>();
   for (const [key, operation] of Object.entries(operations)) {
-    grants.set(key, {});
+    builder.addRow(key);
     if (operation.secured) securedByResource.set(operation.resource, [...(securedByResource.get(operation.resource) ?? []), key]);
+    if (anonymousDefault && openedByAnonymousDefault(operation)) builder.set(key, 'anonymous', { any: ['*'] });
   }
 
   // Walked from the declarations, so that the work follows what is declared, not roles x operations.
@@ -29,18 +31,14 @@ export function withGrants(operations: Record<string, OperationFacts>, declared:
     for (const [resource, declaredHere] of grantsByResource(reached, declared)) {
       for (const key of securedByResource.get(resource) ?? []) {
         const granted = grantsFor(declaredHere, operations[key]!.action);
-        if (granted !== undefined) grants.get(key)![role] = granted;
+        if (granted !== undefined) builder.set(key, role, granted);
       }
     }
   }
 
-  const result: Record<string, OperationSpec> = {};
-  for (const [key, operation] of Object.entries(operations)) {
-    const here = grants.get(key)!;
-    if (anonymousDefault && openedByAnonymousDefault(operation)) here.anonymous = { any: ['*'] };
-    result[key] = { ...operation, grants: here };
-  }
-  return result;
+  const { table, rows } = builder.build();
+  // fromEntries defines each key, so that an operation named __proto__ stays a key.
+  return { table, operations: Object.fromEntries(Object.entries(operations).map(([key, operation]) => [key, { ...operation, grants: rows.get(key)! }])) };
 }
 
 /** Role -> itself and every role it extends, transitively (the compiler has ruled out cycles). */
@@ -58,7 +56,7 @@ function reachableRoles(graph: Record<string, string[]>): Map<string, string[]> 
 function grantsByResource(roles: readonly string[], declared: DeclaredRoles): Map<string, ResourceGrants[]> {
   const byResource = new Map<string, ResourceGrants[]>();
   for (const role of roles) {
-    for (const [resource, grants] of Object.entries(declared.roles[role]?.grants ?? {})) {
+    for (const [resource, grants] of declared.roles[role]?.grants ?? []) {
       const list = byResource.get(resource);
       if (list === undefined) byResource.set(resource, [grants]);
       else list.push(grants);

@@ -15,7 +15,7 @@ export function reportUnusedGrants(operations: Record<string, OperationFacts>, d
   for (const operation of Object.values(operations)) served.set(operation.resource, (served.get(operation.resource) ?? new Set()).add(operation.action));
   const unused: { role: string; resource: string; grant: string }[] = [];
   for (const [role, spec] of Object.entries(declared.roles)) {
-    for (const [resource, grants] of Object.entries(spec.grants)) {
+    for (const [resource, grants] of spec.grants) {
       for (const grant of Object.keys(grants)) {
         if (!served.get(resource)?.has(grant.slice(0, grant.indexOf(':')))) unused.push({ role, resource, grant });
       }
