@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { load, pinLoadGenerator, SCENARIOS, startServer } from './scenarios.mjs';
-import { coldRequests, requestPool } from './tokens.mjs';
+import { coldRequests, requestPool, signedPools } from './tokens.mjs';
 
 const [name, seconds = '10'] = process.argv.slice(2);
 const scenario = SCENARIOS.find((s) => s.name === name);
@@ -16,8 +16,9 @@ if (!scenario) {
 
 pinLoadGenerator();
 const file = join(mkdtempSync(join(tmpdir(), 'svcgate-profile-')), `${name}.cpuprofile`);
+const signed = scenario.signed ? await signedPools(scenario.path) : undefined;
 const { child, url } = await startServer(name, { BENCH_PROFILE: file });
-const pool = scenario.cold ? coldRequests(scenario.path) : await requestPool(scenario.path);
+const pool = signed ? signed.pools[scenario.signed] : scenario.cold ? coldRequests(scenario.path) : await requestPool(scenario.path);
 await load(url, pool, 2);
 child.kill('SIGUSR2');
 const result = await load(url, pool, Number(seconds));
@@ -25,6 +26,7 @@ await new Promise((resolve) => {
   child.once('exit', resolve);
   child.kill('SIGINT');
 });
+signed?.close();
 const profile = JSON.parse(readFileSync(file, 'utf8'));
 
 // Self time per node: the samples that landed in it, times the mean sampling interval.

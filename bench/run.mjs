@@ -13,7 +13,8 @@ import { activationStall } from './activation-stall.mjs';
 import { largeApi } from './large-acl.mjs';
 import { load, pinLoadGenerator, PINNING, SCENARIOS, startServer } from './scenarios.mjs';
 import { sidecar } from './sidecar.mjs';
-import { coldRequests, requestPool } from './tokens.mjs';
+import { signatureCosts } from './signatures.mjs';
+import { coldRequests, requestPool, signedPools } from './tokens.mjs';
 
 const require = createRequire(import.meta.url);
 const { compileAcl, Evaluator } = require('svcgate/policy');
@@ -24,9 +25,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
 async function httpScenarios() {
   const servers = {};
   const pools = {};
+  const signed = await signedPools(SCENARIOS.find((scenario) => scenario.signed).path);
   for (const scenario of SCENARIOS) {
     servers[scenario.name] = await startServer(scenario.name);
-    pools[scenario.name] = scenario.cold ? coldRequests(scenario.path) : await requestPool(scenario.path);
+    pools[scenario.name] = scenario.signed ? signed.pools[scenario.signed] : scenario.cold ? coldRequests(scenario.path) : await requestPool(scenario.path);
   }
   const totals = Object.fromEntries(SCENARIOS.map((s) => [s.name, { requests: 0, seconds: 0, rps: [], p50: [], p99: [], errors: 0, statuses: {} }]));
   const run = (name, seconds) => load(servers[name].url, pools[name], seconds);
@@ -55,6 +57,7 @@ async function httpScenarios() {
     for (const [name, twin] of PAIRS) simultaneous[`${name}/${twin}`] = await simultaneousRatio(run, name, twin);
   } finally {
     for (const { child } of Object.values(servers)) child.kill();
+    signed.close();
   }
   const mean = (values) => values.reduce((a, b) => a + b, 0) / values.length;
   const alternating = (name, twin) => median(totals[name].rps.map((rps, round) => rps / totals[twin].rps[round]));
@@ -175,7 +178,9 @@ async function largeAcl() {
   const evaluator = await Evaluator.create(data);
   const loaded = performance.now();
   const decision = evaluator.evaluate({ operation: 'GET /r7/{id}', role: 'role1', params: { 'path:id': ['1'] } });
-  return { compileMs: compiled - t0, loadMs: loaded - compiled, bytes: JSON.stringify(data).length, allow: decision.allow };
+  // opa-wasm's own fields (not svcgate's API): where OPA's heap started, and where it ends once the data is parsed.
+  const wasm = evaluator.policy;
+  return { compileMs: compiled - t0, loadMs: loaded - compiled, bytes: Buffer.byteLength(JSON.stringify({ svcgate: { acl: data } })), heapBytes: wasm.dataHeapPtr - wasm.baseHeapPtr, memoryBytes: wasm.mem.buffer.byteLength, allow: decision.allow };
 }
 
 /**
@@ -200,6 +205,7 @@ pinLoadGenerator();
 const { rows: http, oasShare } = await httpScenarios();
 const alone = await evaluatorAlone();
 const large = await largeAcl();
+const signatures = await signatureCosts();
 // The large ACL activates for seconds under load: its load lasts long enough to cover it.
 const stalls = [await activationStall('example', 6), await activationStall('large', 40)];
 const side = await sidecar();
@@ -213,11 +219,11 @@ const lines = [
   '|---|---:|---:|---:|---|---:|---:|---:|',
   ...http.map((s) => `| ${s.label} | ${fmt(s.rps)} | ${fmt(s.p50, 1)} | ${fmt(s.p99, 1)} | ${s.statuses['2xx']} / ${s.statuses['4xx']} / ${s.statuses['5xx']} | ${s.ratio ? `${ratioText(s.ratio)} of ${s.twin}` : ''} | ${s.alternating ? fmt(s.alternating, 2) : ''} | ${s.target === undefined ? '' : `>= ${s.target}${s.ratio.value >= s.target ? ' met' : ' MISSED'}`} |`),
   '',
-  `On @oas-tools/core, svcgate's own share (the guarded scenario against the host's security step alone, loaded at the same time): ${ratioText(oasShare)}.`,
+  `On @oas-tools/core, svcgate's own share (the guarded scenario against the host's security step alone, loaded at the same time): ${ratioText(oasShare)} (target: 0.85, ${oasShare.value >= 0.85 ? 'met' : 'MISSED'}).`,
   '',
   `| evaluator alone (median of ${WINDOWS} alternating windows) | p50 us (lowest-highest window) | p99 us | target p50 |`,
   '|---|---:|---:|---:|',
-  `| uncached (decision cache off) | ${fmt(alone.uncached.p50, 2)} (${fmt(alone.uncached.low, 2)}-${fmt(alone.uncached.high, 2)}) | ${fmt(alone.uncached.p99, 2)} | <= 10 ${alone.uncached.p50 <= 10 ? 'met' : 'MISSED'} |`,
+  `| uncached (decision cache off) | ${fmt(alone.uncached.p50, 2)} (${fmt(alone.uncached.low, 2)}-${fmt(alone.uncached.high, 2)}) | ${fmt(alone.uncached.p99, 2)} | <= 2 x floor |`,
   `| cached | ${fmt(alone.cached.p50, 2)} (${fmt(alone.cached.low, 2)}-${fmt(alone.cached.high, 2)}) | ${fmt(alone.cached.p99, 2)} | <= 1 ${alone.cached.p50 <= 1 ? 'met' : 'MISSED'} |`,
   `| floor: a trivial policy (bench/trivial/authz.rego), same input, uncached | ${fmt(alone.trivial.p50, 2)} (${fmt(alone.trivial.low, 2)}-${fmt(alone.trivial.high, 2)}) | ${fmt(alone.trivial.p99, 2)} | |`,
   '',
@@ -225,7 +231,9 @@ const lines = [
   '',
   memoryLine(alone.memory),
   '',
-  `Large ACL (1,000 roles x 1,000 paths, ${fmt(large.bytes / 2 ** 20, 1)} MiB of data): compiled in ${fmt(large.compileMs)} ms, loaded into the evaluator in ${fmt(large.loadMs)} ms.`,
+  `Large ACL (1,000 roles x 1,000 paths, ${fmt(large.bytes / 2 ** 20, 2)} MiB of data JSON): compiled in ${fmt(large.compileMs)} ms (target: 1,500, ${large.compileMs <= 1500 ? 'met' : 'MISSED'}), loaded into a new evaluator in ${fmt(large.loadMs)} ms (target: 1,000, ${large.loadMs <= 1000 ? 'met' : 'MISSED'}); OPA's heap holds ${fmt(large.heapBytes / 2 ** 20, 2)} MiB after loading it, ${fmt(large.heapBytes / large.bytes, 1)} times the JSON (target: 5, ${large.heapBytes / large.bytes <= 5 ? 'met' : 'MISSED'}), in a Wasm memory of ${fmt(large.memoryBytes / 2 ** 20, 1)} MiB (reserved; pages never written are not resident).`,
+  '',
+  `Checking one token's signature, median of 1,000 distinct tokens in one process (bench/signatures.mjs): ${signatures.map((row) => `${row.alg} ${fmt(row.signatureUs, 1)} us (jose's whole jwtVerify, waits included: ${fmt(row.jwtVerifyUs, 1)} us)`).join('; ')}.`,
   '',
   '## Bundle activation under load',
   '',

@@ -12,16 +12,18 @@ const methodPath = (id) => `/api/user-service/get-user?userId=${id}`;
 
 export const SCENARIOS = [
   { name: 'express-bare', label: 'Express, bare', path: userPath },
-  { name: 'express-acl', label: 'Express + bearerJwtAcl', twin: 'express-bare', target: 0.8, path: userPath },
+  { name: 'express-acl', label: 'Express + bearerJwtAcl', twin: 'express-bare', target: 0.9, path: userPath },
   // Every request a token and a user never seen before: the token cache and the decision cache both miss.
   { name: 'express-bare-cold', server: 'express-bare', label: 'Express, bare, every request a new token and user', path: userPath, cold: true },
   { name: 'express-acl-cold', server: 'express-acl', label: 'Express + bearerJwtAcl, every request a new token and user (caches miss)', twin: 'express-bare-cold', target: 0.85, path: userPath, cold: true },
+  // Tokens signed with a key from a JWK set on 127.0.0.1, both caches off (tokens.mjs, signedPools).
+  ...['RS256', 'ES256', 'EdDSA'].map((alg) => ({ name: `express-acl-${alg.toLowerCase()}`, server: 'express-acl-signed', env: { BENCH_ALG: alg }, signed: alg, label: `Express + bearerJwtAcl, ${alg} from a local JWK set, both caches off`, twin: 'express-bare-cold', path: userPath })),
   { name: 'oas-bare', label: '@oas-tools/core, no auth', path: userPath },
   { name: 'oas-security', label: '@oas-tools/core, its security step alone (a handler that accepts any token)', twin: 'oas-bare', path: userPath },
-  { name: 'oas-acl', label: '@oas-tools/core + bearerJwt + BearerJWT', twin: 'oas-bare', target: 0.9, path: userPath },
+  { name: 'oas-acl', label: '@oas-tools/core + bearerJwt + BearerJWT', twin: 'oas-bare', path: userPath },
   { name: 'handwritten', label: 'hand-written Express route', path: methodPath },
   { name: 'svcapi', label: 'SvcApi', twin: 'handwritten', target: 0.9, path: methodPath },
-  { name: 'svcapi-acl', label: 'SvcApi + svcAcl', twin: 'handwritten', target: 0.8, path: methodPath },
+  { name: 'svcapi-acl', label: 'SvcApi + svcAcl', twin: 'handwritten', target: 0.85, path: methodPath },
 ];
 
 /**
@@ -41,7 +43,9 @@ export function pinLoadGenerator() {
 
 /** Starts server.mjs for one scenario (by its `server`, else its name) in a process of its own; resolves once it listens. */
 export function startServer(name, env = {}) {
-  const server = SCENARIOS.find((scenario) => scenario.name === name)?.server ?? name;
+  const scenario = SCENARIOS.find((candidate) => candidate.name === name);
+  const server = scenario?.server ?? name;
+  env = { ...scenario?.env, ...env };
   const command = [process.execPath, join(HERE, 'server.mjs'), server];
   if (PINNING) command.unshift('taskset', '-c', PINNING.server);
   const child = spawn(command[0], command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });

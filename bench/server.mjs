@@ -35,6 +35,16 @@ const scenarios = {
     app.get('/api/v1/users/:userId', (req, res) => res.json(req.auth.filter(user(Number(req.params.userId)))));
     return app;
   },
+  // The same route with an asymmetric algorithm's keys from a JWK set (BENCH_JWKS_URL), and no
+  // caches, so that every request pays the signature check and an evaluation.
+  'express-acl-signed': () => {
+    const { bearerJwt, bearerJwtAcl } = require('svcgate/auth');
+    const app = require('express')();
+    const handler = bearerJwt({ issuer: JWT.issuer, jwks: process.env.BENCH_JWKS_URL, algorithms: [process.env.BENCH_ALG], requiredClaims: ['exp'], cache: false });
+    app.use(bearerJwtAcl({ openapi: OPENAPI, handler, acl: ACL, decisionCacheSize: 0 }));
+    app.get('/api/v1/users/:userId', (req, res) => res.json(req.auth.filter(user(Number(req.params.userId)))));
+    return app;
+  },
   // The same route deciding through an OPA server (sidecar.mjs starts it and sets OPA_URL);
   // SIDECAR_CACHE=0 turns the decision cache off, so that every request asks OPA.
   'express-sidecar': () => {

@@ -71,10 +71,7 @@ default possession := null
 
 possession := "any" if "any" in granted_possessions
 
-possession := "own" if {
-	not "any" in granted_possessions
-	"own" in granted_possessions
-}
+else := "own" if "own" in granted_possessions
 
 # An empty attribute list grants nothing. The compiler leaves such lists out; the policy does not
 # count them either, for data written by hand.
@@ -86,12 +83,12 @@ granted_possessions contains wanted if {
 
 operation := data.svcgate.acl.operations[input.operation]
 
-# Roles of the caller, from the raw role claim that the adapter copied into the input.
-subject_roles := {"anonymous"} if not role_claim_present
-
+# Roles of the caller, from the raw role claim that the adapter copied into the input. The `else`
+# chain stops at the first definition that holds (they exclude one another), where separate
+# definitions would all be evaluated on every request.
 subject_roles := {input.role} if is_string(input.role)
 
-subject_roles := {name | some name in input.role} if {
+else := {name | some name in input.role} if {
 	is_array(input.role)
 	count(input.role) > 0
 	every name in input.role {
@@ -99,7 +96,9 @@ subject_roles := {name | some name in input.role} if {
 	}
 }
 
-role_claim_present if "role" in object.keys(input)
+else := {"anonymous"} if not role_claim_present
+
+role_claim_present if has_key(input, "role")
 
 # Caller role -> what it may do on the operation (possession -> attributes). The compiler has
 # already followed `$extend` and added the built-in anonymous grant, so this is one lookup per role:
@@ -168,7 +167,7 @@ owns(key) if {
 # an undefined one here was evaluated again at every reference (about 9% of an evaluation).
 default checks_given := false
 
-checks_given if "checks" in object.keys(input)
+checks_given if has_key(input, "checks")
 
 well_formed if count(input_errors) == 0
 
@@ -186,7 +185,7 @@ input_errors contains concat("", ["input.", field, " must be an object of string
 
 input_errors contains "input.scopes must be a list of strings" if {
 	is_object(input)
-	"scopes" in object.keys(input)
+	has_key(input, "scopes")
 	not string_list(input.scopes)
 }
 
@@ -196,6 +195,11 @@ input_errors contains "input.checks must be an object of booleans" if {
 }
 
 string_field(document, key) if is_string(document[key])
+
+# Defined for a key whose value is false or null too, unlike a bare reference.
+has_key(document, key) if {
+	_ = document[key]
+}
 
 string_lists(value) if {
 	is_object(value)
