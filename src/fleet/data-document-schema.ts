@@ -61,7 +61,7 @@ export type DataDocumentCheck = { success: true; data: DataDocument } | { succes
 /**
  * Checks that `value` is svcgate's data document as a bundle or OPA must hold it (docs/policy.md,
  * "The data document"), so that data from another version or of another shape is refused before it
- * can decide anything. Operations are checked one at a time with pauses between slices: the
+ * can decide anything. Operations are checked one at a time with pauses between slices: an
  * API of thousands of operations takes a while to check, and requests are served meanwhile.
  */
 export async function checkDataDocument(value: unknown): Promise<DataDocumentCheck> {
