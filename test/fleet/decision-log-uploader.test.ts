@@ -63,6 +63,8 @@ describe('createDecisionLogUploader', () => {
     expect(allowed!.input).not.toHaveProperty('claims');
     expect(denied).toMatchObject({ result: { allow: false, reasons: ['read:own needs ownership of path parameter userId'] } });
     expect(JSON.stringify(collector.batches)).not.toContain(jwt);
+    // The collector has the batch before the uploader has read its answer: wait for that upload.
+    await logs.flush();
     expect(logs.status()).toMatchObject({ buffered: 0, dropped: 0, uploaded: 2, lastError: null });
   });
 
