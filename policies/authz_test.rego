@@ -54,7 +54,7 @@ operations := {
 api := {
 	"anonymous_default": true,
 	"roles": {"owner": {"extends": []}, "vet": {"extends": ["owner"]}, "blocked": {"extends": []}},
-	"grant_columns": {"owner": 0, "vet": 1, "blocked": 2, "anonymous": 3},
+	"grant_offsets": {"owner": 0, "vet": 1, "blocked": 2, "anonymous": 3},
 	"grant_width": 1,
 	"grant_sets": grant_sets,
 	"operations": operations,
@@ -151,6 +151,7 @@ test_anonymous_is_undeclared_when_the_default_is_off if {
 
 test_cells_of_two_characters if {
 	wide := object.union(api, {
+		"grant_offsets": {"owner": 0, "vet": 2, "blocked": 4, "anonymous": 6},
 		"grant_width": 2,
 		"grant_sets": {"aa": {"own": ["*"]}, "ab": {"any": ["*"]}},
 		"operations": {"GET /pets": object.union(operations["GET /pets"], {"grants": "aaab----"})},

@@ -40,17 +40,17 @@ const documentSchema = z
     scheme: z.string(),
     anonymous_default: z.boolean(),
     roles: z.record(z.string(), z.object({ extends: z.array(z.string()) }).strict()),
-    grant_columns: z.record(z.string(), z.int().nonnegative()),
+    grant_offsets: z.record(z.string(), z.int().nonnegative()),
     grant_width: z.int().positive(),
     grant_sets: z.record(z.string(), z.partialRecord(z.enum(POSSESSIONS as [string, ...string[]]), globs)),
     operations: z.record(z.string(), z.unknown()),
   })
   .strict()
   .check((document) => {
-    const { grant_columns: columns, grant_width: width, grant_sets: sets } = document.value;
-    const taken = new Set(Object.values(columns));
-    if (taken.size !== Object.keys(columns).length || [...taken].some((column) => column >= taken.size)) {
-      document.issues.push({ code: 'custom', input: columns, path: ['grant_columns'], message: 'grant_columns must number the roles 0, 1, 2, ... each once' });
+    const { grant_offsets: offsets, grant_width: width, grant_sets: sets } = document.value;
+    const columns = new Set(Object.values(offsets).map((offset) => offset / width));
+    if (columns.size !== Object.keys(offsets).length || [...columns].some((column) => !Number.isInteger(column) || column >= columns.size)) {
+      document.issues.push({ code: 'custom', input: offsets, path: ['grant_offsets'], message: `grant_offsets must start the roles' cells at 0, ${width}, ${2 * width}, ... (grant_width apart), each once` });
     }
     const wrong = Object.keys(sets).find((cell) => cell.length !== width || cell.includes(EMPTY_CELL_CHARACTER));
     if (wrong !== undefined) document.issues.push({ code: 'custom', input: sets, path: ['grant_sets', wrong], message: `a cell must be ${width} characters (grant_width), none of them ${EMPTY_CELL_CHARACTER}` });
@@ -72,9 +72,9 @@ export async function checkDataDocument(value: unknown): Promise<DataDocumentChe
   for (const [key, operation] of Object.entries(document.data.operations)) {
     const checked = operationSchema.safeParse(operation);
     if (!checked.success) return failure(checked.error, ['operations', key]);
-    const rowLength = Object.keys(document.data.grant_columns).length * document.data.grant_width;
+    const rowLength = Object.keys(document.data.grant_offsets).length * document.data.grant_width;
     if (checked.data.grants.length !== rowLength) {
-      return { success: false, problem: `at operations.${key}.grants, a row must be ${rowLength} characters (grant_width for each of the grant_columns), not ${checked.data.grants.length}` };
+      return { success: false, problem: `at operations.${key}.grants, a row must be ${rowLength} characters (grant_width for each role of grant_offsets), not ${checked.data.grants.length}` };
     }
     operations.push([key, checked.data]);
     await slice.pause();

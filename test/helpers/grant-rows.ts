@@ -5,7 +5,7 @@ import type { DataDocument, OperationGrants } from '../../src/policy';
 export function grantsOf(data: DataDocument, operation: string): Record<string, OperationGrants> {
   const row = data.operations[operation]!.grants;
   return Object.fromEntries(
-    Object.keys(data.grant_columns).flatMap((role) => {
+    Object.keys(data.grant_offsets).flatMap((role) => {
       const granted = cellGrants(data, row, role);
       return granted === undefined ? [] : [[role, granted] as const];
     }),

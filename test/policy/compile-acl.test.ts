@@ -102,9 +102,9 @@ describe('compiling the example API', () => {
 describe('the grant table', () => {
   const paths = { ...itemPath, '/things': { get: {} } };
 
-  test('one column per declared role, then anonymous for the built-in grant; one cell per column in every row', () => {
+  test('one column per declared role, then anonymous for the built-in grant; one cell per column in every row, found at the offset of its role', () => {
     const data = compileAcl({ openapi: api(paths), acl: { b: { '/things': { 'read:any': ['*'] } }, a: { '/items/{id}': { 'read:own': ['*'] } } } });
-    expect(data.grant_columns).toEqual({ b: 0, a: 1, anonymous: 2 });
+    expect(data.grant_offsets).toEqual({ b: 0, a: 1, anonymous: 2 });
     expect(data.grant_width).toBe(1);
     expect(data.grant_sets).toEqual({ a: { any: ['*'] }, b: { own: ['*'] } });
     expect(data.operations['GET /things']!.grants).toBe('a-a');
@@ -116,6 +116,7 @@ describe('the grant table', () => {
     const data = compileAcl({ openapi: api(paths), acl: { anonymous: {}, ...acl } });
     expect(Object.keys(data.grant_sets)).toHaveLength(95);
     expect(data.grant_width).toBe(2);
+    expect(data.grant_offsets).toMatchObject({ anonymous: 0, r0: 2, r1: 4, r99: 200 });
     expect(data.operations['GET /things']!.grants).toHaveLength(101 * 2);
     expect(Object.keys(data.grant_sets).every((cell) => /^[^-"\\]{2}$/.test(cell))).toBe(true);
     expect(grantsOf(data, 'GET /things')).toEqual(Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`r${i}`, { any: [`field${i % 95}`] }])));

@@ -75,8 +75,11 @@ export interface RoleSpec {
  * string is its row, `grant_width` characters per cell, one cell per column.
  */
 export interface GrantTable {
-  /** Role -> its column: the declared roles, then `anonymous` when the built-in grant applies. */
-  grant_columns: Record<string, number>;
+  /**
+   * Role -> where its cell starts in every row (its column x `grant_width`). The columns are the
+   * declared roles in order, then `anonymous` when the built-in grant applies.
+   */
+  grant_offsets: Record<string, number>;
   /** Characters per cell: one while there are at most 91 distinct grant sets. */
   grant_width: number;
   /** Cell -> what it grants; an empty cell (dashes) grants nothing. */
