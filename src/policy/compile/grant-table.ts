@@ -4,9 +4,9 @@ import type { GrantTable, OperationGrants } from './data-document';
  * The grants of a data document are a table: one row per operation (its `grants` string), one
  * column per role, and in each cell `grant_width` characters naming an entry of `grant_sets`, or
  * dashes for nothing. `grant_offsets` gives where each role's cell starts in a row (its column
- * times the width), so that the policy finds it without arithmetic. A row is one string, so 1,000 roles x 1,000 operations are
- * 1 MB of data that OPA holds in about as much memory; written as nested objects they were 23 MB
- * of JSON and 500 MB once parsed by OPA's Wasm build.
+ * times the width), so that the policy finds it without arithmetic. A row is one string, so 1,000
+ * roles x 1,000 operations are 1 MB of data that OPA holds in about as much memory; written as
+ * nested objects they were 23 MB of JSON and 500 MB once parsed by OPA's Wasm build.
  */
 
 /** Cell characters: printable ASCII that JSON writes unescaped, without the dash of empty cells; letters first, so small tables read well. */
