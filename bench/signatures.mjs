@@ -5,7 +5,8 @@ import { createHmac, createSecretKey, verify } from 'node:crypto';
 import { generateKeyPair, jwtVerify, SignJWT } from 'jose';
 import { JWT, SIGNED_ALGORITHMS } from './tokens.mjs';
 
-const NODE_DIGEST = { HS256: 'sha256', RS256: 'sha256', ES256: 'sha256', EdDSA: null };
+/** The digest node:crypto's verify takes per asymmetric algorithm; Ed25519 takes none. */
+const NODE_DIGEST = { RS256: 'sha256', ES256: 'sha256', EdDSA: null };
 
 export async function signatureCosts() {
   const rows = [];

@@ -69,10 +69,10 @@ export async function checkDataDocument(value: unknown): Promise<DataDocumentChe
   if (!document.success) return failure(document.error, []);
   const slice = new TimeSlice();
   const operations: [string, unknown][] = [];
+  const rowLength = Object.keys(document.data.grant_offsets).length * document.data.grant_width;
   for (const [key, operation] of Object.entries(document.data.operations)) {
     const checked = operationSchema.safeParse(operation);
     if (!checked.success) return failure(checked.error, ['operations', key]);
-    const rowLength = Object.keys(document.data.grant_offsets).length * document.data.grant_width;
     if (checked.data.grants.length !== rowLength) {
       return { success: false, problem: `at operations.${key}.grants, a row must be ${rowLength} characters (grant_width for each role of grant_offsets), not ${checked.data.grants.length}` };
     }
