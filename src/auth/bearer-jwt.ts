@@ -50,11 +50,16 @@ export function bearerJwt(config: BearerJwtConfig): BearerJwtHandler {
   // Started now, so a wrong key-set URL shows at start-up rather than as the first requests' 401s.
   const ready = startupCheck(issuers.map((issuer) => issuer.keys), strict);
 
-  const verifyToken = async (token: string): Promise<VerifiedPayload> => {
+  // A token verified before is answered at once, without a promise (see verifyForRequest).
+  const verifyToken = (token: string): VerifiedPayload | Promise<VerifiedPayload> => {
     const cached = cache.get(token);
     // A hit needs its key still in a set younger than cacheMaxAge: a key the provider dropped stops verifying cached tokens too.
     if (cached && cached.expiresAt > Date.now() && cached.source.stillServes(cached.kid, cached.key)) return cached.payload;
     if (cached) cache.delete(token);
+    return verifyAndCache(token);
+  };
+
+  const verifyAndCache = async (token: string): Promise<VerifiedPayload> => {
     let verified: JWTVerifyResult & { key?: unknown };
     let issuer: IssuerVerifier;
     try {

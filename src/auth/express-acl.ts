@@ -74,7 +74,7 @@ const optionsSchema = z
  * request to its operation, verifies the bearer token, asks the policy, and answers 401 or 403 as
  * JSON, or calls next() with `req.auth` set.
  */
-export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: Response, next: (error?: unknown) => void) => Promise<void> {
+export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: Response, next: (error?: unknown) => void) => void {
   const config = parseWith(optionsSchema, options, FILE, [], 'see bearerJwtAcl in docs/library-a.md');
   const { source, operations, document, scheme } = connectSource(config);
   const find = prefixedMatcher(operations, document.servers);
@@ -85,10 +85,18 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
     options: decisionOptions(config),
   };
 
-  // Express 4 does not catch a rejected middleware promise; nothing here may reject unanswered.
-  return (req, res, next) => guardRoute(req, res, next).catch(next);
+  // Express 4 does not catch a rejected middleware promise, nor a throw here; nothing may escape unanswered.
+  return (req, res, next) => {
+    try {
+      const guarding = guardRoute(req, res, next);
+      if (guarding instanceof Promise) guarding.catch(next);
+    } catch (error) {
+      next(error);
+    }
+  };
 
-  async function guardRoute(req: Request, res: Response, next: (error?: unknown) => void): Promise<void> {
+  // Returns nothing when the request was guarded at once (see guardRequest): no promise for Express 5 to wait on.
+  function guardRoute(req: Request, res: Response, next: (error?: unknown) => void): void | Promise<void> {
     let found: OperationMatch | undefined;
     let pathname: string;
     try {
@@ -103,9 +111,12 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
       return answerJson(res, 404, 'NotFound', `no operation of the API matches ${req.method} ${pathname}`);
     }
     const plan = plans.get(found.key);
-    const reading = plan === undefined ? 'bearer' : await readSecurity(plan, config.otherSchemes, req);
-    if (reading === 'alternative') return next();
-    if (await guardRequest(guard, found, req, res, reading === 'anonymous')) next();
+    if (plan === undefined) return goOn(guardRequest(guard, found, req, res), next);
+    const operation = found;
+    return readSecurity(plan, config.otherSchemes, req).then((reading) => {
+      if (reading === 'alternative') return next();
+      return goOn(guardRequest(guard, operation, req, res, reading === 'anonymous'), next);
+    });
   }
 }
 
@@ -138,4 +149,10 @@ function routedPath(req: Request): string {
   const target = readTarget(sent);
   const routed = `${req.baseUrl ?? ''}${req.url ?? '/'}`;
   return routed === sent ? target.pathname : readTarget(routed).pathname;
+}
+
+/** next() once the guard lets the request go on; a request it answered stops here. */
+function goOn(allowed: boolean | Promise<boolean>, next: () => void): void | Promise<void> {
+  if (allowed instanceof Promise) return allowed.then((ok) => goOn(ok, next));
+  if (allowed) next();
 }

@@ -5,13 +5,14 @@ import type { Decision } from '../policy/evaluate/evaluator';
 import type { OperationMatch } from '../policy/request/match-operation';
 import type { RequestValidationError } from '../policy/request/request-validation-error';
 import type { AclOptions } from './acl-options';
-import { authorize, type ConfirmInput } from './authorize';
+import { authorize, type AuthorizeResult, type ConfirmInput } from './authorize';
 import type { BearerJwtHandler } from './bearer-jwt';
 import { challengesOf, describe } from './challenge';
 import { isOtherScheme } from './errors';
 import { logAuthenticationFailure } from './decision-log';
 import { filterAttributes } from './filter-attributes';
 import { insufficientScopeChallenge } from './scope-challenge';
+import { verifyForRequest, type Verification } from './scheme-handler';
 import { verificationRequest } from './verification-request';
 
 /** What an allowed request carries on to the route handler. */
@@ -34,55 +35,72 @@ export interface Guard {
 /**
  * Verifies, decides and, on a deny, answers: 401 with an RFC 6750 (and RFC 9449) challenge that
  * says why, logged as a deny, or 403, as JSON.
- * Resolves to true when the request may go on, with `req.auth` set. With `anonymous`, the token is
- * not read: the request met none of the requirements the bearer scheme is part of.
+ * True when the request may go on, with `req.auth` set. With `anonymous`, the token is not read:
+ * the request met none of the requirements the bearer scheme is part of. Immediate, without a
+ * promise, when nothing has to be awaited (a token verified before, an in-process decision, no
+ * ownership callback), so that the common request is answered within the turn that read it.
  */
-export async function guardRequest(guard: Guard, found: OperationMatch, req: GuardedRequest, res: ServerResponse, anonymous = false, confirm?: ConfirmInput): Promise<boolean> {
+export function guardRequest(guard: Guard, found: OperationMatch, req: GuardedRequest, res: ServerResponse, anonymous = false, confirm?: ConfirmInput): boolean | Promise<boolean> {
   // anonymous: the request met no security requirement that the token could complete (see express-security).
-  let header = anonymous ? undefined : req.headers.authorization;
-  let payload: VerifiedPayload | undefined;
-  // Why a request without bearer credentials has none, when it sent another scheme's.
-  let missing = 'this operation needs a bearer token';
-  if (found.operation.secured && header !== undefined) {
-    try {
-      payload = await guard.handler(header, verificationRequest(req));
-    } catch (error) {
-      if (isOtherScheme(error)) {
-        // RFC 6750, 3.1: credentials of another scheme are no bearer credentials; the request is decided as one without any.
-        header = undefined;
-        missing = describe(error);
+  const header = anonymous ? undefined : req.headers.authorization;
+  const decideFor = (caller: Caller) => decideAndAnswer(guard, found, req, res, caller, confirm);
+  const noBearer = 'this operation needs a bearer token';
+  if (!found.operation.secured || header === undefined) return decideFor({ payload: undefined, credentials: header, missing: noBearer });
+  const failed = (error: unknown): boolean | Promise<boolean> => {
+    // RFC 6750, 3.1: credentials of another scheme are no bearer credentials; the request is decided as one without any.
+    if (isOtherScheme(error)) return decideFor({ payload: undefined, credentials: undefined, missing: describe(error) });
+    const description = describe(error);
+    logAuthenticationFailure(guard.options.decisionLog, guard.evaluator, found.key, description);
+    answerJson(res, 401, 'Unauthorized', description, challengesOf(error));
+    return false;
+  };
+  let verified: Verification;
+  try {
+    verified = verifyForRequest(guard.handler, header, () => verificationRequest(req));
+  } catch (error) {
+    return failed(error);
+  }
+  const verifiedCaller = (payload: VerifiedPayload): Caller => ({ payload, credentials: header, missing: noBearer });
+  return verified instanceof Promise ? verified.then((payload) => decideFor(verifiedCaller(payload)), failed) : decideFor(verifiedCaller(verified));
+}
+
+/** What the guard knows of the caller: the verified payload, or why there is none. */
+interface Caller {
+  payload: VerifiedPayload | undefined;
+  /** The Authorization header, unless it held no bearer credentials. */
+  credentials: string | undefined;
+  /** Why a request without bearer credentials has none, when it sent another scheme's. */
+  missing: string;
+}
+
+function decideAndAnswer(guard: Guard, found: OperationMatch, req: GuardedRequest, res: ServerResponse, caller: Caller, confirm: ConfirmInput | undefined): boolean | Promise<boolean> {
+  const answer = ({ decision, refused }: AuthorizeResult): boolean => {
+    if (refused) {
+      answerRefusal(res, refused);
+      return false;
+    }
+    if (decision.unavailable) {
+      answerUnavailable(res, decision);
+      return false;
+    }
+    if (!decision.allow) {
+      // RFC 6750, 3.1: a request without credentials gets the bare challenge, no error code.
+      if (caller.credentials === undefined) {
+        // Another verifier than bearerJwt's may come without the challenges.
+        answerJson(res, 401, 'Unauthorized', caller.missing, guard.handler.challenges ?? ['Bearer']);
       } else {
-        const description = describe(error);
-        logAuthenticationFailure(guard.options.decisionLog, guard.evaluator, found.key, description);
-        answerJson(res, 401, 'Unauthorized', description, challengesOf(error));
-        return false;
+        answerJson(res, 403, 'Forbidden', decision.reasons.join('; '), insufficientScopeChallenge(decision));
       }
+      return false;
     }
-  }
-  const pending = authorize(guard.evaluator, found, req, payload, guard.options, confirm);
-  const { decision, refused } = pending instanceof Promise ? await pending : pending;
-  if (refused) {
-    answerRefusal(res, refused);
-    return false;
-  }
-  if (decision.unavailable) {
-    answerUnavailable(res, decision);
-    return false;
-  }
-  if (!decision.allow) {
-    // RFC 6750, 3.1: a request without credentials gets the bare challenge, no error code.
-    if (header === undefined) {
-      // Another verifier than bearerJwt's may come without the challenges.
-      answerJson(res, 401, 'Unauthorized', missing, guard.handler.challenges ?? ['Bearer']);
-    } else {
-      answerJson(res, 403, 'Forbidden', decision.reasons.join('; '), insufficientScopeChallenge(decision));
-    }
-    return false;
-  }
-  // Another layer (a timeout) may have answered while the guard waited: nothing goes on then.
-  if (res.headersSent) return false;
-  req.auth = { payload, decision, filter: (value) => filterAttributes(value, decision.attributes) };
-  return true;
+    // Another layer (a timeout) may have answered while the guard waited: nothing goes on then.
+    if (res.headersSent) return false;
+    const { payload } = caller;
+    req.auth = { payload, decision, filter: (value) => filterAttributes(value, decision.attributes) };
+    return true;
+  };
+  const pending = authorize(guard.evaluator, found, req, caller.payload, guard.options, confirm);
+  return pending instanceof Promise ? pending.then(answer) : answer(pending);
 }
 
 /** 400 for a request the guard will not decide on because it can be read more than one way. */

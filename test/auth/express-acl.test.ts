@@ -196,6 +196,32 @@ describe('options', () => {
     warning.mockRestore();
     await close();
   });
+
+  test.each(EXPRESS)('%s: a token verified before is decided at once: the route runs, or the 403 is sent, before the middleware returns', async (_name, express) => {
+    const app = express();
+    const guard = bearerJwtAcl({ openapi: OPENAPI, handler: bearerJwt(HS256), acl: ACL });
+    const settledWithin: string[] = [];
+    app.use((req: unknown, res: { headersSent: boolean }, next: (error?: unknown) => void) => {
+      let returned = false;
+      let passed = false;
+      guard(req as never, res as never, (error?: unknown) => {
+        passed = true;
+        settledWithin.push(returned ? 'next later' : 'next at once');
+        next(error);
+      });
+      if (!passed && res.headersSent) settledWithin.push('answered at once');
+      returned = true;
+    });
+    app.get('/api/v1/users/:userId', (_req: unknown, res: { json: (body: unknown) => void }) => res.json({}));
+    const { url, close } = await listen(app as unknown as RequestListener);
+    const jwt = `Bearer ${await token({ role: 'user', userId: [1] })}`;
+    expect((await request(url).get('/api/v1/users/1').set('Authorization', jwt)).status).toBe(200);
+    expect((await request(url).get('/api/v1/users/1').set('Authorization', jwt)).status).toBe(200);
+    expect((await request(url).get('/api/v1/users/2').set('Authorization', jwt)).status).toBe(403);
+    // The first request waits for jose's verification; the token cache answers the others.
+    expect(settledWithin).toEqual(['next later', 'next at once', 'answered at once']);
+    await close();
+  });
 });
 
 describe('the JWT pitfall list: every case is 401, never 500, and the route never runs', () => {
