@@ -73,7 +73,8 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
   // Each route's operation, found once when the app is built.
   const operations = new Map<SvcRoute, OperationMatch>();
 
-  const interceptor: BindableInterceptor = async (req, res, next) => {
+  // Not async: a request the guard decides at once (see guardRequest) goes on within this call.
+  const interceptor: BindableInterceptor = (req, res, next) => {
     const route = (res.locals.svc as { route: SvcRoute }).route;
     const found = operations.get(route);
     if (!guard || !found) return next(new Error(`svcAcl: ${operationKey(route.httpMethod, route.path)} was not compiled; register svcAcl before the app is built`));
@@ -90,9 +91,14 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
     }
     // The method gets its argument through its zod schema, which may change a value: decide on what it gets.
     const confirm = (input: PolicyInput) => sameValues(found.operation, input, (param) => ownProperty(argument, param.name), `${route.instance}.${route.method}`);
-    if (!(await guardRequest(guard, found, req, res, false, confirm))) return;
-    if (config.filterResults) (res.locals.svc as SvcRequestState).resultFilter = (req as GuardedRequest).auth!.filter;
-    next();
+    const goOn = (allowed: boolean) => {
+      if (!allowed) return;
+      if (config.filterResults) (res.locals.svc as SvcRequestState).resultFilter = (req as GuardedRequest).auth!.filter;
+      next();
+    };
+    const allowed = guardRequest(guard, found, req, res, false, confirm);
+    if (allowed instanceof Promise) return allowed.then(goOn);
+    goOn(allowed);
   };
   interceptor[BIND_TO_API] = (openapi, routes) => {
     const described = withOwners(withBearerScheme(openapi), config.owners);

@@ -67,6 +67,29 @@ test('read:own on getAccount allows only the caller whose accounts claim holds t
   expect(ran).toEqual(['/api/account-service/get-account']);
 });
 
+test('a token verified before is decided at once: the service runs within the call of the interceptor before svcAcl', async () => {
+  const withinCall: boolean[] = [];
+  const api = await new SvcApi()
+    .interceptAll((req, _res, next) => {
+      (req as { inFirstCall?: boolean }).inFirstCall = true;
+      next();
+      (req as { inFirstCall?: boolean }).inFirstCall = false;
+    })
+    .interceptAll(svcAcl({ handler: bearerJwt(HS256), acl: ACL, owners: OWNERS }))
+    .interceptAllAfter((req, _res, next) => {
+      withinCall.push((req as { inFirstCall?: boolean }).inFirstCall === true);
+      next();
+    })
+    .from(new SvcContainer().ofLocal(AccountService))
+    .listen(0);
+  const at = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  const auth = await as({ role: 'customer', accounts: ['acc-1'] });
+  for (let i = 0; i < 2; i++) expect((await request(at).get('/api/account-service/get-account?accountId=acc-1').set('Authorization', auth)).status).toBe(200);
+  // The first request waits for jose's verification; the token cache answers the second.
+  expect(withinCall).toEqual([false, true]);
+  await new Promise((resolve) => api.close(resolve));
+});
+
 describe("the caller and the result's attributes", () => {
   class ProfileService {
     // The second argument: the caller that svcAcl verified, without an interceptor of the service's own.
