@@ -5,6 +5,7 @@ import { ConfigError } from '../policy/compile/config-error';
 import type { OperationFacts } from '../policy/compile/data-document';
 import type { DecisionSource, PolicySource } from '../policy/evaluate/decision-source';
 import { Evaluator } from '../policy/evaluate/evaluator';
+import { cachedMatcher } from '../policy/request/cached-matcher';
 import type { OperationMatch } from '../policy/request/match-operation';
 import { parseWith } from '../policy/compile/parse-with';
 import { readTarget } from '../policy/request/read-target';
@@ -77,7 +78,8 @@ const optionsSchema = z
 export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: Response, next: (error?: unknown) => void) => void {
   const config = parseWith(optionsSchema, options, FILE, [], 'see bearerJwtAcl in docs/library-a.md');
   const { source, operations, document, scheme } = connectSource(config);
-  const find = prefixedMatcher(operations, document.servers);
+  // Most requests repeat a path seen shortly before; matching one costs more than looking it up.
+  const find = cachedMatcher(prefixedMatcher(operations, document.servers));
   const plans = securityPlans(document, operations, scheme, config.otherSchemes, FILE);
   const guard: Guard = {
     evaluator: source,
