@@ -12,8 +12,6 @@ export type Verification = VerifiedPayload | Promise<VerifiedPayload>;
 /** Verifies one token's signature and claims, or finds it verified before; knows nothing of schemes. */
 export type VerifyToken = (token: string) => Verification;
 
-const IMMEDIATE = Symbol('svcgate.verifyImmediately');
-
 export interface SchemeHandler {
   /**
    * With the request (the Express adapters pass it): the verified payload, DPoP proof checked.
@@ -25,9 +23,10 @@ export interface SchemeHandler {
   (authorization: unknown, request?: VerificationRequest): Promise<VerifiedPayload>;
   /** The WWW-Authenticate values of a 401 to a request that sent no credentials. */
   readonly challenges: readonly string[];
-  /** The same check for the adapters, which always have the request; see verifyForRequest. */
-  readonly [IMMEDIATE]?: (authorization: unknown, requestOf: () => VerificationRequest) => Verification;
 }
+
+/** Each handler's check for the adapters, which always have the request; kept out of the public type. */
+const immediateChecks = new WeakMap<SchemeHandler, (authorization: unknown, requestOf: () => VerificationRequest) => Verification>();
 
 /**
  * How the adapters call a handler: bearerJwt's answers at once, without a promise, for a Bearer
@@ -37,7 +36,7 @@ export interface SchemeHandler {
  * Another verifier is called as documented, with the request.
  */
 export function verifyForRequest(handler: SchemeHandler, authorization: unknown, requestOf: () => VerificationRequest): Verification {
-  const immediate = handler[IMMEDIATE];
+  const immediate = immediateChecks.get(handler);
   return immediate === undefined ? handler(authorization, requestOf()) : immediate(authorization, requestOf);
 }
 
@@ -97,7 +96,9 @@ export function schemeHandler(verifyToken: VerifyToken, maxHeaderBytes: number, 
       return Promise.reject(error);
     }
   };
-  return Object.assign(handler as SchemeHandler, { challenges, [IMMEDIATE]: verifyCredentials });
+  const verifier = Object.assign(handler as SchemeHandler, { challenges });
+  immediateChecks.set(verifier, verifyCredentials);
+  return verifier;
 }
 
 /** @oas-tools/core calls an oauth2 or openIdConnect scheme's handler with the scheme's definition and the required scopes. */
