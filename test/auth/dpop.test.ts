@@ -187,10 +187,13 @@ describe('DPoP with bearerJwtAcl (dpop: true)', () => {
     });
   });
 
-  test('a DPoP-bound token sent as Bearer is refused, even with a valid proof', async () => {
-    const answer = await send(userUrl, { authorization: `Bearer ${bound}`, dpop: await proof(client, bound, userUrl) });
+  test('a DPoP-bound token sent as Bearer is refused, even with a valid proof, and again once its verification is cached', async () => {
     const description = 'the token is bound to a DPoP key: send it with the DPoP scheme';
-    expect(answer).toEqual({ status: 401, challenge: `Bearer error="invalid_token", error_description="${description}", DPoP algs="${ALL_ALGS}"`, body: { error: 'Unauthorized', message: description } });
+    // The second time the token cache answers at once (see verifyForRequest), and the refusal must hold there too.
+    for (let i = 0; i < 2; i++) {
+      const answer = await send(userUrl, { authorization: `Bearer ${bound}`, dpop: await proof(client, bound, userUrl) });
+      expect(answer).toEqual({ status: 401, challenge: `Bearer error="invalid_token", error_description="${description}", DPoP algs="${ALL_ALGS}"`, body: { error: 'Unauthorized', message: description } });
+    }
     expect(app.ran).toEqual([]);
   });
 
