@@ -37,7 +37,8 @@ const immediateChecks = new WeakMap<SchemeHandler, (authorization: unknown, requ
  */
 export function verifyForRequest(handler: SchemeHandler, authorization: unknown, requestOf: () => VerificationRequest): Verification {
   const immediate = immediateChecks.get(handler);
-  return immediate === undefined ? handler(authorization, requestOf()) : immediate(authorization, requestOf);
+  // Promise.resolve: another verifier may answer with a thenable of another library, which must be awaited, not read as a payload.
+  return immediate === undefined ? Promise.resolve(handler(authorization, requestOf())) : immediate(authorization, requestOf);
 }
 
 /**

@@ -197,6 +197,16 @@ describe('options', () => {
     await close();
   });
 
+  test('another verifier than bearerJwt may answer with a thenable of another promise library: its payload is awaited, not taken for one', async () => {
+    const thenable = (payload: object) => ({ then: (resolve: (value: object) => void) => setImmediate(() => resolve(payload)) });
+    const handler = Object.assign((header: unknown) => thenable(header === 'Bearer one' ? { sub: 'u1', role: 'user', userId: [1] } : {}), { challenges: ['Bearer'], ready: async () => undefined });
+    const { app } = guardedApp(require('express'), { handler: handler as unknown as BearerJwtAclOptions['handler'] });
+    const { url, close } = await listen(app);
+    expect((await request(url).get('/api/v1/users/1').set('Authorization', 'Bearer one')).body).toMatchObject({ role: 'user', sub: 'u1' });
+    expect((await request(url).get('/api/v1/users/2').set('Authorization', 'Bearer one')).status).toBe(403);
+    await close();
+  });
+
   test.each(EXPRESS)('%s: a token verified before is decided at once: the route runs, or the 403 is sent, before the middleware returns', async (_name, express) => {
     const app = express();
     const guard = bearerJwtAcl({ openapi: OPENAPI, handler: bearerJwt(HS256), acl: ACL });
