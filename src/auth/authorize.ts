@@ -2,6 +2,7 @@ import type { VerifiedPayload } from '../policy/request/build-input';
 import { decide, type DecisionResult } from '../policy/evaluate/decide';
 import type { DecisionSource } from '../policy/evaluate/decision-source';
 import { denied, type PolicyInput } from '../policy/evaluate/evaluator';
+import { thenOrNow } from '../policy/evaluate/then-or-now';
 import type { OperationMatch } from '../policy/request/match-operation';
 import { RequestValidationError } from '../policy/request/request-validation-error';
 import type { AclOptions } from './acl-options';
@@ -46,7 +47,7 @@ export function authorize(
   } catch (error) {
     return failed(error);
   }
-  return pending instanceof Promise ? pending.then(done, failed) : done(pending);
+  return thenOrNow(pending, done, failed);
 }
 
 /**

@@ -5,6 +5,7 @@ import { ConfigError } from '../policy/compile/config-error';
 import type { OperationFacts } from '../policy/compile/data-document';
 import type { DecisionSource, PolicySource } from '../policy/evaluate/decision-source';
 import { Evaluator } from '../policy/evaluate/evaluator';
+import { thenOrNow } from '../policy/evaluate/then-or-now';
 import { cachedMatcher } from '../policy/request/cached-matcher';
 import type { OperationMatch } from '../policy/request/match-operation';
 import { parseWith } from '../policy/compile/parse-with';
@@ -113,11 +114,11 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
       return answerJson(res, 404, 'NotFound', `no operation of the API matches ${req.method} ${pathname}`);
     }
     const plan = plans.get(found.key);
-    if (plan === undefined) return goOn(guardRequest(guard, found, req, res), next);
+    if (plan === undefined) return thenOrNow(guardRequest(guard, found, req, res), (allowed) => goOn(allowed, next));
     const operation = found;
     return readSecurity(plan, config.otherSchemes, req).then((reading) => {
       if (reading === 'alternative') return next();
-      return goOn(guardRequest(guard, operation, req, res, reading === 'anonymous'), next);
+      return thenOrNow(guardRequest(guard, operation, req, res, reading === 'anonymous'), (allowed) => goOn(allowed, next));
     });
   }
 }
@@ -153,8 +154,7 @@ function routedPath(req: Request): string {
   return routed === sent ? target.pathname : readTarget(routed).pathname;
 }
 
-/** next() once the guard lets the request go on; a request it answered stops here. */
-function goOn(allowed: boolean | Promise<boolean>, next: () => void): void | Promise<void> {
-  if (allowed instanceof Promise) return allowed.then((ok) => goOn(ok, next));
+/** next() when the guard lets the request go on; a request it answered stops here. */
+function goOn(allowed: boolean, next: () => void): void {
   if (allowed) next();
 }

@@ -12,8 +12,11 @@ import { isOtherScheme } from './errors';
 import { logAuthenticationFailure } from './decision-log';
 import { filterAttributes } from './filter-attributes';
 import { insufficientScopeChallenge } from './scope-challenge';
+import { thenOrNow } from '../policy/evaluate/then-or-now';
 import { verifyForRequest, type Verification } from './scheme-handler';
 import { verificationRequest } from './verification-request';
+
+const NO_BEARER = 'this operation needs a bearer token';
 
 /** What an allowed request carries on to the route handler. */
 export interface RequestAuth {
@@ -44,8 +47,7 @@ export function guardRequest(guard: Guard, found: OperationMatch, req: GuardedRe
   // anonymous: the request met no security requirement that the token could complete (see express-security).
   const header = anonymous ? undefined : req.headers.authorization;
   const decideFor = (caller: Caller) => decideAndAnswer(guard, found, req, res, caller, confirm);
-  const noBearer = 'this operation needs a bearer token';
-  if (!found.operation.secured || header === undefined) return decideFor({ payload: undefined, credentials: header, missing: noBearer });
+  if (!found.operation.secured || header === undefined) return decideFor({ payload: undefined, credentials: header, missing: NO_BEARER });
   const failed = (error: unknown): boolean | Promise<boolean> => {
     // RFC 6750, 3.1: credentials of another scheme are no bearer credentials; the request is decided as one without any.
     if (isOtherScheme(error)) return decideFor({ payload: undefined, credentials: undefined, missing: describe(error) });
@@ -60,8 +62,7 @@ export function guardRequest(guard: Guard, found: OperationMatch, req: GuardedRe
   } catch (error) {
     return failed(error);
   }
-  const verifiedCaller = (payload: VerifiedPayload): Caller => ({ payload, credentials: header, missing: noBearer });
-  return verified instanceof Promise ? verified.then((payload) => decideFor(verifiedCaller(payload)), failed) : decideFor(verifiedCaller(verified));
+  return thenOrNow(verified, (payload) => decideFor({ payload, credentials: header, missing: NO_BEARER }), failed);
 }
 
 /** What the guard knows of the caller: the verified payload, or why there is none. */
@@ -100,7 +101,7 @@ function decideAndAnswer(guard: Guard, found: OperationMatch, req: GuardedReques
     return true;
   };
   const pending = authorize(guard.evaluator, found, req, caller.payload, guard.options, confirm);
-  return pending instanceof Promise ? pending.then(answer) : answer(pending);
+  return thenOrNow(pending, answer);
 }
 
 /** 400 for a request the guard will not decide on because it can be read more than one way. */

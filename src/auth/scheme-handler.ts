@@ -3,6 +3,7 @@ import { readCredentials } from './authorization-header';
 import { attachChallenges, bareChallenges, failureChallenges, type SchemeOffer } from './challenge';
 import type { DpopSettings } from './dpop-options';
 import { checkBearerUse, dpopProofCheck } from './dpop-proof';
+import { thenOrNow } from '../policy/evaluate/then-or-now';
 import { pendingVerification } from './pending-verification';
 import type { VerificationRequest } from './verification-request';
 
@@ -65,8 +66,7 @@ export function schemeHandler(verifyToken: VerifyToken, maxHeaderBytes: number, 
         }
         return checkProof!(credentials.token, payload, requestOf()).then(() => payload);
       };
-      const verified = verifyToken(credentials.token);
-      const result = verified instanceof Promise ? verified.then(bound) : bound(verified);
+      const result = thenOrNow(verifyToken(credentials.token), bound);
       return result instanceof Promise ? result.catch(failed) : result;
     } catch (error) {
       return failed(error);

@@ -11,6 +11,7 @@ import { ConfigError } from '../policy/compile/config-error';
 import { operationKey, type OperationFacts } from '../policy/compile/data-document';
 import type { DecisionSource, PolicySource } from '../policy/evaluate/decision-source';
 import { Evaluator, type PolicyInput } from '../policy/evaluate/evaluator';
+import { thenOrNow } from '../policy/evaluate/then-or-now';
 import type { OperationMatch } from '../policy/request/match-operation';
 import { parseWith } from '../policy/compile/parse-with';
 import { readTarget } from '../policy/request/read-target';
@@ -96,9 +97,7 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
       if (config.filterResults) (res.locals.svc as SvcRequestState).resultFilter = (req as GuardedRequest).auth!.filter;
       next();
     };
-    const allowed = guardRequest(guard, found, req, res, false, confirm);
-    if (allowed instanceof Promise) return allowed.then(goOn);
-    goOn(allowed);
+    return thenOrNow(guardRequest(guard, found, req, res, false, confirm), goOn);
   };
   interceptor[BIND_TO_API] = (openapi, routes) => {
     const described = withOwners(withBearerScheme(openapi), config.owners);

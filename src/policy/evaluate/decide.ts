@@ -4,6 +4,7 @@ import { paramKey, type OperationFacts, type ParamSpec } from '../compile/data-d
 import type { Decision, PolicyInput } from './evaluator';
 import type { DecisionSource } from './decision-source';
 import { answerWithin } from './answer-within';
+import { thenOrNow } from './then-or-now';
 
 /**
  * Decides ownership instead of the claims: gets the verified payload, the binding name and the
@@ -53,7 +54,7 @@ export function decide(
   const input = buildInput(key, operation, request, payload, options.roleBinding);
   if (options.checkOwnership) input.checks = {};
   const first = source.evaluate(input);
-  return first instanceof Promise ? first.then((decision) => checkedIfOwned(source, decision, operation, input, payload, options)) : checkedIfOwned(source, first, operation, input, payload, options);
+  return thenOrNow(first, (decision) => checkedIfOwned(source, decision, operation, input, payload, options));
 }
 
 function checkedIfOwned(
