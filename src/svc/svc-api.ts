@@ -133,6 +133,8 @@ export class SvcApi {
 
     const app = express();
     app.disable('x-powered-by');
+    // A method of this app's responses, as res.json is, rather than a property added to each one.
+    (app.response as SvcResponse).body = setBody;
     const json = express.json({ limit: this.options.bodyLimit ?? '100kb', strict: false });
     const byPath = new Map<string, SvcRoute>();
     for (const route of routes) {
@@ -164,24 +166,30 @@ export class SvcApi {
     return app;
   }
 
-  /** Per request: the route, the body slot that `res.body()` fills, and the hang backstop. */
+  /**
+   * Per request: the route, the body slot that `res.body()` fills, and the hang backstop. A chain
+   * that answered within this call (every step synchronous) cannot hang, so the backstop's timer
+   * and listener are only set for one still open when the call returns.
+   */
   private prepare(route: SvcRoute): RequestHandler {
     const timeoutMs = this.options.timeoutMs ?? 30_000;
     return (_req, res, next) => {
-      const state: SvcRequestState = { route, body: undefined };
-      res.locals.svc = state;
-      (res as SvcResponse).body = (value: unknown) => {
-        state.body = value;
-        return res as SvcResponse;
-      };
+      res.locals.svc = { route, body: undefined } satisfies SvcRequestState;
+      next();
+      if (res.writableEnded) return;
       const timer = setTimeout(() => {
         if (!res.headersSent) res.status(503).json({ error: 'ServiceUnavailable', message: 'the request was not answered in time' });
       }, timeoutMs);
       // 'close' comes once per response; on() spares the wrapper once() builds.
       res.on('close', () => clearTimeout(timer));
-      next();
     };
   }
+}
+
+/** `res.body(value)`: replaces the body to be sent. */
+function setBody(this: SvcResponse, value: unknown): SvcResponse {
+  (this.locals.svc as SvcRequestState).body = value;
+  return this;
 }
 
 /** Calls the service method; synchronous when the method is, so a plain method costs no extra turn. */

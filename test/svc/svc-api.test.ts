@@ -443,10 +443,14 @@ describe('listen and app', () => {
     expect((await request(app).get('/api/http-service/get-status')).status).toBe(200);
   });
 
-  test('the app mounts under an existing Express app', async () => {
-    const host = require('express')();
-    host.use('/v2', api().app);
-    expect((await request(host).get('/v2/api/http-service/get-status')).body).toEqual({ ok: true });
+  test.each(['express', 'express4'])('the app mounts under an existing %s app, res.body() included', async (hostPackage) => {
+    const host = require(hostPackage)();
+    const wrapped = api().interceptAllAfter((_req, res, next) => {
+      res.body({ wrapped: res.locals.svc.body });
+      next();
+    });
+    host.use('/v2', wrapped.app);
+    expect((await request(host).get('/v2/api/http-service/get-status')).body).toEqual({ wrapped: { ok: true } });
   });
 });
 
