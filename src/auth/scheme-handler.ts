@@ -6,6 +6,7 @@ import { checkBearerUse, dpopProofCheck } from './dpop-proof';
 import { thenOrNow } from '../policy/evaluate/then-or-now';
 import { pendingVerification } from './pending-verification';
 import type { VerificationRequest } from './verification-request';
+import { withinVerifierDeadline } from './verifier-deadline';
 
 /** A payload at hand (a token verified before), or one still being verified. */
 export type Verification = VerifiedPayload | Promise<VerifiedPayload>;
@@ -34,12 +35,12 @@ const immediateChecks = new WeakMap<SchemeHandler, (authorization: unknown, requ
  * token it has verified before, so that the common request is guarded within the turn of the
  * event loop that read it (the first deferral to a promise cost about 4% of Express's requests
  * per second in the benchmark). Errors are thrown or rejected with their challenges attached.
- * Another verifier is called as documented, with the request.
+ * Another verifier is called as documented, with the request, and waited for at most
+ * VERIFIER_TIMEOUT_MS.
  */
 export function verifyForRequest(handler: SchemeHandler, authorization: unknown, requestOf: () => VerificationRequest): Verification {
   const immediate = immediateChecks.get(handler);
-  // Promise.resolve: another verifier may answer with a thenable of another library, which must be awaited, not read as a payload.
-  return immediate === undefined ? Promise.resolve(handler(authorization, requestOf())) : immediate(authorization, requestOf);
+  return immediate === undefined ? withinVerifierDeadline(handler(authorization, requestOf())) : immediate(authorization, requestOf);
 }
 
 /**

@@ -15,7 +15,7 @@ export interface TokenFailure {
 
 const INVALID_TOKEN_DESCRIPTION = 'the token is invalid';
 
-/** By jose's code, and the key-set module's ERR_JWKS_UNAVAILABLE; any other code gets INVALID_TOKEN_DESCRIPTION. */
+/** By jose's code, the key-set module's ERR_JWKS_UNAVAILABLE and the verifier deadline's ERR_SVCGATE_VERIFY_TIMEOUT; any other code gets INVALID_TOKEN_DESCRIPTION. */
 const BY_CODE: Readonly<Record<string, string>> = {
   ERR_JWT_EXPIRED: 'the token has expired',
   ERR_JWS_SIGNATURE_VERIFICATION_FAILED: 'the signature does not verify',
@@ -28,6 +28,7 @@ const BY_CODE: Readonly<Record<string, string>> = {
   ERR_JWS_INVALID: 'the token is not a well-formed JWT',
   ERR_JWT_INVALID: 'the token is not a well-formed JWT',
   ERR_JWT_CLAIM_VALIDATION_FAILED: "the token's claims are not accepted",
+  ERR_SVCGATE_VERIFY_TIMEOUT: 'the token could not be verified in time',
 };
 
 /** A claim that fails its check (jose's reason 'check_failed'); exp fails as ERR_JWT_EXPIRED. */

@@ -1,11 +1,10 @@
-import type { RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { z } from 'zod';
 import { bearerJwt, bearerJwtAcl, type BearerJwtAclOptions } from '../../src/auth';
 import { ConfigError, type CheckOwnership } from '../../src/policy';
 import { svcAcl, SvcApi, SvcContainer, type SvcAclOptions } from '../../src/svc';
-import { listen } from '../helpers/listen';
+import { EXPRESS_VERSIONS, serveGuarded } from '../helpers/guarded-express';
 import { HS256, token } from '../helpers/tokens';
 
 // Finding 8 and SPEC 7.5: a checkOwnership that never settles must not leave a request hanging.
@@ -39,23 +38,8 @@ function lateCheck(ms: number, answer: 'true' | 'rejection'): { check: CheckOwne
   return { check, answered };
 }
 
-type ExpressApp = { use: (...args: unknown[]) => void };
-const EXPRESS: [string, () => ExpressApp][] = [
-  ['Express 4', require('express4') as () => ExpressApp],
-  ['Express 5', require('express') as () => ExpressApp],
-];
-
-describe.each(EXPRESS)('bearerJwtAcl on %s', (_name, express) => {
-  async function serve(options: Partial<BearerJwtAclOptions>) {
-    const ran: string[] = [];
-    const app = express();
-    app.use(bearerJwtAcl({ openapi, handler: bearerJwt(HS256), acl, ...options }));
-    app.use((req: { path: string }, res: { json: (body: unknown) => void }) => {
-      ran.push(req.path);
-      res.json({ ok: true });
-    });
-    return { ran, ...(await listen(app as unknown as RequestListener)) };
-  }
+describe.each(EXPRESS_VERSIONS)('bearerJwtAcl on %s', (_name, express) => {
+  const serve = (options: Partial<BearerJwtAclOptions>) => serveGuarded(express, { openapi, handler: bearerJwt(HS256), acl, ...options });
   const asUser = async () => `Bearer ${await token({ role: 'user' })}`;
 
   test('a check that never settles: 403 once checkOwnershipTimeoutMs has passed, and the route does not run', async () => {
