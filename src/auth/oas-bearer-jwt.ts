@@ -34,7 +34,7 @@ type ErrorHandler = (error: unknown, req: Request, res: Response, next: Next) =>
 /** The part of an Express app that @oas-tools/core hands to `register`. */
 interface App {
   route: (path: string) => Record<string, (handler: Handler) => unknown>;
-  use: (path: string, handler: ErrorHandler) => unknown;
+  use: (handler: ErrorHandler) => unknown;
 }
 
 /** What the controller finds in `res.locals.oas.acl` on an allowed request. */
@@ -130,14 +130,19 @@ export class BearerJWT {
     const decideRequest: Handler = (req, res, next) => void this.handle(checksByMethod.get(req.method ?? 'GET') ?? [], req, res, next);
     const addChallenge: ErrorHandler = (error, req, res, next) => this.challenge(checksByMethod.get(req.method ?? 'GET') ?? [], template, error, req, res, next);
     // Every request walks the layers of the paths before its own, so each route gets one layer
-    // for all its methods (app.route), not one per method, and one error layer.
+    // for all its methods (app.route), not one per method.
     const methodsByRoute = hostRoutes(this.oasFile, item, path);
     for (const [route, methods] of methodsByRoute) {
       const layer = app.route(route);
       for (const method of methods) layer[method]!(decideRequest);
-      // Express routes never see errors raised before them, so the challenge is an app-level error layer.
-      app.use(route, addChallenge);
     }
+    // Express routes never see errors raised before them, so the challenge is an app-level error
+    // layer. Without a path, Express skips it at once on a request without an error, where a
+    // path-mounted one is matched, its parameters decoded and the URL trimmed on every request.
+    // It still sees only this path's errors: errors travel forward only, and @oas-tools/core's
+    // error handler after each path's layers answers every error, passing on only those whose
+    // answer was already sent, which challenge() leaves alone.
+    app.use(addChallenge);
   }
 
   /** The secured operations a request to `template` with `method` is, one per guard that has it. */
