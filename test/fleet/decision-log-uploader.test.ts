@@ -90,6 +90,8 @@ describe('createDecisionLogUploader', () => {
     await collector.start();
     await collector.waitFor(5);
     expect(collector.events.map((event) => event.decision_id)).toEqual(['d3', 'd4', 'd5', 'd6', 'd7']);
+    // As above: the collector has the batch before the uploader has read its answer.
+    await logs.flush();
     expect(logs.status()).toMatchObject({ buffered: 0, dropped: 3, uploaded: 5, consecutiveFailures: 0 });
   });
 
