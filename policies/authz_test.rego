@@ -5,7 +5,8 @@ import data.svcgate.authz
 # A small API: a collection, an item owned through its path parameter, and an item whose
 # parameter is bound to another claim with x-acl-binding. Grants are written as the compiler
 # writes them: a table with one row per operation and one cell per role, with `$extend` already
-# followed (vet extends owner) and the built-in anonymous grant on the parameterless read.
+# followed (vet extends owner) and the built-in anonymous grant on the parameterless read, and
+# with the deny message for each owned parameter.
 # Columns: owner, vet, blocked, anonymous. Cells: the letters of grant_sets, `-` for nothing.
 pet_id := {"path:petId": {"name": "petId", "in": "path", "owned": true}}
 
@@ -27,16 +28,19 @@ operations := {
 		"resource": "/pets/{petId}", "action": "read", "secured": true,
 		"params": pet_id,
 		"grants": "nv--",
+		"unowned_reasons": {"path:petId": "read:own needs ownership of path parameter petId"},
 	},
 	"DELETE /pets/{petId}": {
 		"resource": "/pets/{petId}", "action": "delete", "secured": true,
 		"params": pet_id,
 		"grants": "oo--",
+		"unowned_reasons": {"path:petId": "delete:own needs ownership of path parameter petId"},
 	},
 	"GET /homes/{homeId}": {
 		"resource": "/homes/{homeId}", "action": "read", "secured": true,
 		"params": {"path:homeId": {"name": "homeId", "in": "path", "owned": true}},
 		"grants": "o---",
+		"unowned_reasons": {"path:homeId": "read:own needs ownership of path parameter homeId"},
 	},
 	"GET /open": {
 		"resource": "/open", "action": "read", "secured": false,

@@ -30,6 +30,7 @@ const operationSchema = z
     params: z.record(z.string(), param),
     scopes: z.array(z.array(z.string())),
     grants: z.string(),
+    unowned_reasons: z.record(z.string(), z.string()),
   })
   .strict();
 

@@ -144,10 +144,10 @@ describe('writeBundle and readBundle', () => {
   test('data that is not this version of the data document, and foreign files or roots, are refused', async () => {
     const old = await tamper(await exampleBundle({ revision: 'x' }), (files) => {
       const document = JSON.parse(files.get('data.json')!.toString()) as { svcgate: { acl: { schema_version: number } } };
-      document.svcgate.acl.schema_version = 3;
+      document.svcgate.acl.schema_version = 4;
       files.set('data.json', Buffer.from(JSON.stringify(document)));
     });
-    expect((await refusal(readBundle(old))).message).toMatch(/schema_version must be 4/);
+    expect((await refusal(readBundle(old))).message).toMatch(/schema_version must be 5/);
     const garbage = await tamper(await exampleBundle({ revision: 'x' }), (files) => files.set('data.json', Buffer.from('{"svcgate":{"acl":{"operations":[]}}}')));
     expect((await refusal(readBundle(garbage))).code).toBe('ERR_SVCGATE_BUNDLE_DATA');
     const badOperation = await tamper(await exampleBundle({ revision: 'x' }), (files) => {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { createOperationMatcher, type OperationSpec } from '../../src/policy';
+import { createOperationMatcher, type OperationFacts } from '../../src/policy';
 import { cachedMatcher } from '../../src/policy/request/cached-matcher';
 
-const op = (method: string, path: string): OperationSpec => ({ method, path, operation_id: null, resource: path, action: 'read', secured: true, params: {}, grants: '', scopes: [] });
+const op = (method: string, path: string): OperationFacts => ({ method, path, operation_id: null, resource: path, action: 'read', secured: true, params: {}, scopes: [] });
 const operations = {
   'GET /users/{id}': op('GET', '/users/{id}'),
   'GET /users/me': op('GET', '/users/me'),

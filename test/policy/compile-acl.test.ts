@@ -287,6 +287,22 @@ describe('the compiled document', () => {
     });
   });
 
+  test('writes the deny message for each owned parameter, and none for the others', () => {
+    const body = { content: { 'application/json': { schema: { type: 'object', properties: { ownerId: { type: 'integer', 'x-acl-binding': 'sub' } } } } } };
+    const params = [
+      { name: 'id', in: 'path', required: true, schema: { type: 'integer' } },
+      { name: 'team', in: 'query', schema: { type: 'string' }, 'x-acl-binding': 'teams' },
+      { name: 'q', in: 'query', schema: { type: 'string' } },
+    ];
+    const data = compileAcl({ openapi: api({ '/notes/{id}': { put: { parameters: params, requestBody: body } }, '/notes': { get: {} } }), acl: {} });
+    expect(data.operations['PUT /notes/{id}']!.unowned_reasons).toEqual({
+      'path:id': 'update:own needs ownership of path parameter id',
+      'query:team': 'update:own needs ownership of query parameter team',
+      'body:ownerId': 'update:own needs ownership of body parameter ownerId',
+    });
+    expect(data.operations['GET /notes']!.unowned_reasons).toEqual({});
+  });
+
   test('an unsecured OPTIONS operation is left out', () => {
     const data = compileAcl({ openapi: api({ '/a': { options: { security: [] }, get: {} } }), acl: {} });
     expect(Object.keys(data.operations)).toEqual(['GET /a']);

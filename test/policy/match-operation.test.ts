@@ -1,6 +1,6 @@
-import { createOperationMatcher, readTarget, RequestValidationError, type OperationSpec } from '../../src/policy';
+import { createOperationMatcher, readTarget, RequestValidationError, type OperationFacts } from '../../src/policy';
 
-const op = (method: string, path: string): OperationSpec => ({ method, path, operation_id: null, resource: path, action: 'read', secured: true, params: {}, grants: '', scopes: [] });
+const op = (method: string, path: string): OperationFacts => ({ method, path, operation_id: null, resource: path, action: 'read', secured: true, params: {}, scopes: [] });
 const match = createOperationMatcher({
   'GET /users/{id}': op('GET', '/users/{id}'),
   'GET /users/me': op('GET', '/users/me'),

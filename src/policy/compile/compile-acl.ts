@@ -7,6 +7,7 @@ import { loadDocument } from './load-document';
 import { readOperations } from './openapi-operations';
 import { withGrants } from './operation-grants';
 import { resolveRefs } from './resolve-refs';
+import { unownedReasons } from './unowned-reasons';
 import { reportUnusedGrants } from './unused-grants';
 import { readScopeList } from './scope-requirements';
 
@@ -49,7 +50,9 @@ export function compileApi(options: CompileAclOptions): { data: DataDocument; do
   if (anonymousDefault) reportAnonymousDefault(facts, acl.file, options.strict ?? false);
   reportUnusedGrants(facts, declared, acl.file, options.strict ?? false);
   const roles = Object.fromEntries(Object.entries(declared.extends).map(([role, parents]) => [role, { extends: parents }]));
-  const { table, operations } = withGrants(facts, declared, anonymousDefault);
+  const { table, operations: granted } = withGrants(facts, declared, anonymousDefault);
+  // fromEntries defines each key, so that an operation named __proto__ stays a key.
+  const operations = Object.fromEntries(Object.entries(granted).map(([key, operation]) => [key, { ...operation, unowned_reasons: unownedReasons(operation) }]));
 
   const content = { schema_version: DATA_SCHEMA_VERSION, scheme, anonymous_default: anonymousDefault, roles, ...table, operations };
   const data = { ...content, revision: createHash('sha256').update(JSON.stringify(content)).digest('hex').slice(0, 16) };

@@ -4,7 +4,7 @@
  * docs/policy.md, "The data document", describes the same schema; change both together.
  */
 
-export const DATA_SCHEMA_VERSION = 4 as const;
+export const DATA_SCHEMA_VERSION = 5 as const;
 
 export type Action = 'create' | 'read' | 'update' | 'delete';
 export type Possession = 'any' | 'own';
@@ -60,10 +60,16 @@ export interface OperationSpec {
    * not secured.
    */
   grants: string;
+  /**
+   * Key of each owned parameter (as in `params`) -> the reason a deny gives when the caller does not
+   * own it, e.g. `read:own needs ownership of path parameter userId`. Written here so that the
+   * policy does not build the message on every denied request.
+   */
+  unowned_reasons: Record<string, string>;
 }
 
 /** What the OpenAPI document says of an operation, before the ACL adds its grants; all the request side needs. */
-export type OperationFacts = Omit<OperationSpec, 'grants'>;
+export type OperationFacts = Omit<OperationSpec, 'grants' | 'unowned_reasons'>;
 
 export interface RoleSpec {
   /** `$extend` as declared: the roles whose grants this one also holds. */

@@ -17,7 +17,7 @@ const GRANT_KEYS = Object.fromEntries(ACTIONS.map((action) => [action, Object.fr
  * grant (read:any on operations without parameters) is added too, in a column of its own, so the
  * policy has one kind of grant to look up.
  */
-export function withGrants(operations: Record<string, OperationFacts>, declared: DeclaredRoles, anonymousDefault: boolean): { table: GrantTable; operations: Record<string, OperationSpec> } {
+export function withGrants(operations: Record<string, OperationFacts>, declared: DeclaredRoles, anonymousDefault: boolean): { table: GrantTable; operations: Record<string, Omit<OperationSpec, 'unowned_reasons'>> } {
   const builder = new GrantTableBuilder(anonymousDefault ? [...Object.keys(declared.roles), 'anonymous'] : Object.keys(declared.roles));
   const securedByResource = new Map<string, string[]>();
   for (const [key, operation] of Object.entries(operations)) {
