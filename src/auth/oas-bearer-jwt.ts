@@ -124,6 +124,10 @@ export class BearerJWT {
   /** Registered by @oas-tools/core once per path, like its own middleware: a route per server prefix. */
   register(app: App, path: string): void {
     const item = (this.oasFile.paths as Record<string, Record<string, unknown>>)[path] ?? {};
+    // A path whose operations ask for no security runs no security handler: there is no 401 to
+    // challenge, no verification to complete and nothing to decide. Its layers would only be
+    // walked by every request to the paths registered after it (Express tries layers in order).
+    if (!METHODS.some((method) => Object.hasOwn(item, method) && operationSecurity(this.oasFile, item, method).length > 0)) return;
     const template = openApiTemplate(path);
     // What to check for each method the route can be called with, worked out here, once.
     const checksByMethod = new Map(METHODS.map((method) => [method.toUpperCase(), this.checksFor(method, template, item)]));

@@ -1,6 +1,6 @@
 import type { OperationFacts, ParamSpec } from '../policy/compile/data-document';
-import { paramKey } from '../policy/compile/data-document';
 import type { PolicyInput } from '../policy/evaluate/evaluator';
+import { ownedParams } from '../policy/request/owned-params';
 import { RequestValidationError } from '../policy/request/request-validation-error';
 import { serializeBodyValue } from '../policy/request/serialize-param';
 
@@ -12,10 +12,10 @@ import { serializeBodyValue } from '../policy/request/serialize-param';
  * zod schema, which may transform it. `handlerValue` gives the value as the handler will see it.
  */
 export function sameValues(operation: OperationFacts, input: PolicyInput, handlerValue: (param: ParamSpec) => unknown, handler: string): RequestValidationError | undefined {
-  for (const param of Object.values(operation.params)) {
-    const decided = input.params?.[paramKey(param)];
+  for (const { key, param } of ownedParams(operation)) {
+    const decided = input.params?.[key];
     // Nothing sent: the host may fill in a default, but an absent value owns nothing, so the decision does not rest on it.
-    if (!param.owned || decided === undefined || decided.length === 0) continue;
+    if (decided === undefined || decided.length === 0) continue;
     const handled = serializeBodyValue(param, handlerValue(param));
     if (handled.length !== decided.length || handled.some((element, index) => element !== decided[index])) {
       const where = param.in === 'body' ? 'body property' : `${param.in} parameter`;

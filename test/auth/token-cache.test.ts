@@ -23,6 +23,8 @@ test('another string is never the cached token: a changed signature or payload i
   const forgedPayload = Buffer.from(JSON.stringify({ iss: ISSUER, sub: 'a', role: 'admin' })).toString('base64url');
   await expect(verify(`Bearer ${header}.${forgedPayload}.${signature}`)).rejects.toBeInstanceOf(JsonWebTokenError);
   await expect(verify(`Bearer ${header}.${payload}.${signature.slice(0, -2)}AA`)).rejects.toBeInstanceOf(JsonWebTokenError);
+  // The cache is keyed by a token's last characters: the forged payload kept them, and the cached token still answers.
+  await expect(verify(`Bearer ${jwt}`)).resolves.toMatchObject({ sub: 'a', role: 'user' });
 });
 
 test('a token signed with another key is refused even when a token with the same claims is cached', async () => {

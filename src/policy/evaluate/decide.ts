@@ -1,6 +1,7 @@
 import { buildInput, type RequestParts, type VerifiedPayload } from '../request/build-input';
 import { integerValue, numberValue } from '../request/canonical-number';
-import { paramKey, type OperationFacts, type ParamSpec } from '../compile/data-document';
+import type { OperationFacts, ParamSpec } from '../compile/data-document';
+import { ownedParams } from '../request/owned-params';
 import type { Decision, PolicyInput } from './evaluator';
 import type { DecisionSource } from './decision-source';
 import { answerWithin } from './answer-within';
@@ -77,10 +78,10 @@ function checkedIfOwned(
 }
 
 async function runChecks(check: CheckOwnership, timeoutMs: number, operation: OperationFacts, input: PolicyInput, payload: VerifiedPayload): Promise<Record<string, boolean>> {
-  const owned = Object.values(operation.params).filter((param) => param.owned);
+  const owned = ownedParams(operation);
   const results = await Promise.all(
-    owned.map(async (param) => {
-      const values = input.params?.[paramKey(param)] ?? [];
+    owned.map(async ({ key, param }) => {
+      const values = input.params?.[key] ?? [];
       if (values.length === 0 || values.includes(null)) return false;
       try {
         // Only exactly `true` owns: anything else, a rejection or no answer in time does not.
@@ -90,7 +91,7 @@ async function runChecks(check: CheckOwnership, timeoutMs: number, operation: Op
       }
     }),
   );
-  return Object.fromEntries(owned.map((param, index) => [paramKey(param), results[index]!]));
+  return Object.fromEntries(owned.map(({ key }, index) => [key, results[index]!]));
 }
 
 /** The value handed to checkOwnership, read back from its canonical elements (see CheckOwnership). */

@@ -1,5 +1,6 @@
 import { claimPath, readClaim, type ClaimPath } from './claim-path';
-import { paramKey, type OperationFacts, type ParamSpec } from '../compile/data-document';
+import type { OperationFacts, ParamSpec } from '../compile/data-document';
+import { ownedParams } from './owned-params';
 import type { PolicyInput } from '../evaluate/evaluator';
 import { RequestValidationError } from './request-validation-error';
 import { serializeBodyValue, serializeClaimValue, serializeRequestValue } from './serialize-param';
@@ -54,14 +55,12 @@ export function buildInput(
   if (role !== undefined) input.role = role;
   if (operation.secured && operation.scopes.length > 0) input.scopes = scopesForOperation(operation, payload);
 
-  for (const param of Object.values(operation.params)) {
-    if (!param.owned) continue;
-    const k = paramKey(param);
+  for (const { key: k, param, binding } of ownedParams(operation)) {
     const values = param.in === 'body' ? serializeBodyValue(param, ownProperty(request.body, param.name)) : serializeRequestValue(param, rawValue(param, request));
     // An unsecured operation is not decided on its values, so they are the handler's business alone.
     if (operation.secured && values.includes(null)) throw invalidValue(param);
     input.params![k] = values;
-    const claim = readClaim(payload, claimPath(param.binding));
+    const claim = readClaim(payload, binding);
     if (claim !== undefined) input.claims![k] = serializeClaimValue(param, claim);
   }
   return input;
