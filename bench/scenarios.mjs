@@ -20,6 +20,7 @@ export const SCENARIOS = [
   ...['RS256', 'ES256', 'EdDSA'].map((alg) => ({ name: `express-acl-${alg.toLowerCase()}`, server: 'express-acl-signed', env: { BENCH_ALG: alg }, signed: alg, label: `Express + bearerJwtAcl, ${alg} from a local JWK set, both caches off`, twin: 'express-bare-cold', path: userPath })),
   { name: 'oas-bare', label: '@oas-tools/core, no auth', path: userPath },
   { name: 'oas-security', label: '@oas-tools/core, its security step alone (a handler that accepts any token)', twin: 'oas-bare', path: userPath },
+  { name: 'oas-deny-half', label: "@oas-tools/core, its security step alone and its own 403 to every other request (a use() middleware, no svcgate)", twin: 'oas-security', path: userPath },
   { name: 'oas-acl', label: '@oas-tools/core + bearerJwt + BearerJWT', twin: 'oas-bare', path: userPath },
   { name: 'handwritten', label: 'hand-written Express route', path: methodPath },
   { name: 'svcapi', label: 'SvcApi', twin: 'handwritten', target: 0.9, path: methodPath },

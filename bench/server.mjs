@@ -60,6 +60,11 @@ const scenarios = {
   // The host's own share: its security step with a handler that verifies nothing, and no ACL.
   'oas-security': () => oasTools('security'),
   'oas-acl': () => oasTools('acl'),
+  // The host's own deny path: the same security step and a middleware plugged in through use(), as
+  // BearerJWT is, that hands every other request to the host's error handler as a deny with the
+  // name and message of BearerJWT's, which the host answers 403. What answering the same share of
+  // denies costs the host itself, with no svcgate code.
+  'oas-deny-half': () => oasTools('deny-half'),
   // Library B's twins: a hand-written route, the same method through SvcApi, and with svcAcl.
   handwritten: () => {
     const app = require('express')();
@@ -75,6 +80,7 @@ async function oasTools(auth) {
   const oas = require('@oas-tools/core');
   const { bearerJwt, BearerJWT, jwtErrorHandler } = require('svcgate/auth');
   if (auth === 'acl') oas.use(BearerJWT, { acl: ACL }, 2);
+  if (auth === 'deny-half') oas.use(denyEveryOther(), {}, 2);
   const payload = { sub: 'u1', role: 'user', userId: [1] };
   const handler = auth === 'acl' ? bearerJwt(JWT) : async () => payload;
   const app = require('express4')();
@@ -94,6 +100,15 @@ async function oasTools(auth) {
     },
   });
   return app;
+}
+
+function denyEveryOther() {
+  const deny = { name: 'AuthError', message: 'read:own needs ownership of path parameter userId' };
+  let requests = 0;
+  return function denyEveryOther(req, res, next) {
+    requests += 1;
+    next(requests % 2 === 0 ? deny : undefined);
+  };
 }
 
 function svcApi(guarded) {

@@ -50,8 +50,8 @@ export class JsonWebTokenError extends Error {
  * The policy denied the request. The host answers 403. A deny is an answer, not a fault, so it is
  * not built by Error's constructor, whose native call cost more per deny under load than the
  * decision, even with no stack captured. It is an ordinary object whose prototype chain runs
- * through Error.prototype: `instanceof Error` holds, `Object.prototype.toString` says Error, and it
- * has no `stack`.
+ * through Error.prototype: `instanceof Error` holds, `Object.prototype.toString` says Error, and
+ * its `stack` is the one line `AuthError: <message>`, as before, with no frames.
  */
 export interface AuthError extends Error {
   readonly name: 'AuthError';
@@ -64,6 +64,11 @@ export class AuthError {
 
   constructor(readonly decision: Decision) {
     this.message = decision.reasons.join('; ') || 'forbidden';
+  }
+
+  /** What a captured stack would start with, for loggers that print `stack` (the host's `printStackTrace`). */
+  get stack(): string {
+    return `${this.name}: ${this.message}`;
   }
 }
 Object.setPrototypeOf(AuthError.prototype, Error.prototype);
