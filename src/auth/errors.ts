@@ -51,7 +51,7 @@ export class JsonWebTokenError extends Error {
  * not built by Error's constructor, whose native call cost more per deny under load than the
  * decision, even with no stack captured. It is an ordinary object whose prototype chain runs
  * through Error.prototype: `instanceof Error` holds, `Object.prototype.toString` says Error, and
- * its `stack` is the one line `AuthError: <message>`, as before, with no frames.
+ * its `stack` is the one line `AuthError: <message>`, with no frames.
  */
 export interface AuthError extends Error {
   readonly name: 'AuthError';
