@@ -17,6 +17,16 @@ export interface AuthorizeResult extends DecisionResult {
 /** A host's own check that it reads the decided values the same way; an error refuses the request. */
 export type ConfirmInput = (input: PolicyInput) => RequestValidationError | undefined;
 
+/** What a host that has read the request before the guard tells it. */
+export interface HostReading {
+  confirm: ConfirmInput;
+  /**
+   * The query object the handler's values were read from, when the host read it already: the
+   * guard checks that one instead of reading `req.query` again (Express 5 parses it on every read).
+   */
+  query?: unknown;
+}
+
 /**
  * request -> input -> evaluator -> decision, logged; an error on the way is a deny. Immediate when
  * no ownership check has to be awaited, so the common path costs no extra turn of the event loop.
@@ -27,11 +37,11 @@ export function authorize(
   req: HttpRequest,
   payload: VerifiedPayload | undefined,
   options: AclOptions,
-  confirm?: ConfirmInput,
+  host?: HostReading,
 ): AuthorizeResult | Promise<AuthorizeResult> {
   const startedAt = options.decisionLog ? performance.now() : 0;
   const done = (result: AuthorizeResult): AuthorizeResult => {
-    const refused = confirm?.(result.input);
+    const refused = host?.confirm(result.input);
     const final = refused ? { decision: denied(`bad request: ${refused.message}`), input: result.input, refused } : explained(result, payload, options.roleBinding);
     logDecision(options.decisionLog, evaluator, final, startedAt);
     return final;
@@ -43,7 +53,7 @@ export function authorize(
   };
   let pending: DecisionResult | Promise<DecisionResult>;
   try {
-    pending = decide(evaluator, match.key, match.operation, requestParts(req, match.pathParams), payload, options);
+    pending = decide(evaluator, match.key, match.operation, requestParts(req, match.pathParams, host?.query), payload, options);
   } catch (error) {
     return failed(error);
   }

@@ -5,7 +5,7 @@ import type { Decision } from '../policy/evaluate/evaluator';
 import type { OperationMatch } from '../policy/request/match-operation';
 import type { RequestValidationError } from '../policy/request/request-validation-error';
 import type { AclOptions } from './acl-options';
-import { authorize, type AuthorizeResult, type ConfirmInput } from './authorize';
+import { authorize, type AuthorizeResult, type HostReading } from './authorize';
 import type { BearerJwtHandler } from './bearer-jwt';
 import { challengesOf, describe } from './challenge';
 import { isOtherScheme } from './errors';
@@ -43,10 +43,10 @@ export interface Guard {
  * promise, when nothing has to be awaited (a token verified before, an in-process decision, no
  * ownership callback), so that the common request is answered within the turn that read it.
  */
-export function guardRequest(guard: Guard, found: OperationMatch, req: GuardedRequest, res: ServerResponse, anonymous = false, confirm?: ConfirmInput): boolean | Promise<boolean> {
+export function guardRequest(guard: Guard, found: OperationMatch, req: GuardedRequest, res: ServerResponse, anonymous = false, host?: HostReading): boolean | Promise<boolean> {
   // anonymous: the request met no security requirement that the token could complete (see express-security).
   const header = anonymous ? undefined : req.headers.authorization;
-  const decideFor = (caller: Caller) => decideAndAnswer(guard, found, req, res, caller, confirm);
+  const decideFor = (caller: Caller) => decideAndAnswer(guard, found, req, res, caller, host);
   if (!found.operation.secured || header === undefined) return decideFor({ payload: undefined, credentials: header, missing: NO_BEARER });
   const failed = (error: unknown): boolean | Promise<boolean> => {
     // RFC 6750, 3.1: credentials of another scheme are no bearer credentials; the request is decided as one without any.
@@ -74,7 +74,7 @@ interface Caller {
   missing: string;
 }
 
-function decideAndAnswer(guard: Guard, found: OperationMatch, req: GuardedRequest, res: ServerResponse, caller: Caller, confirm: ConfirmInput | undefined): boolean | Promise<boolean> {
+function decideAndAnswer(guard: Guard, found: OperationMatch, req: GuardedRequest, res: ServerResponse, caller: Caller, host: HostReading | undefined): boolean | Promise<boolean> {
   const answer = ({ decision, refused }: AuthorizeResult): boolean => {
     if (refused) {
       answerRefusal(res, refused);
@@ -100,7 +100,7 @@ function decideAndAnswer(guard: Guard, found: OperationMatch, req: GuardedReques
     req.auth = { payload, decision, filter: (value) => filterAttributes(value, decision.attributes) };
     return true;
   };
-  const pending = authorize(guard.evaluator, found, req, caller.payload, guard.options, confirm);
+  const pending = authorize(guard.evaluator, found, req, caller.payload, guard.options, host);
   return thenOrNow(pending, answer);
 }
 

@@ -179,7 +179,7 @@ export class BearerJWT {
         const payload = verifiedPayload(oas?.security, guard.scheme);
         if (payload === null) return next(new AuthError(denied('the security handler gave no payload object')));
         const confirm = (input: PolicyInput) => sameValues(operation, input, (param) => ownProperty(param.in === 'body' ? oas?.body : oas?.params, param.name), '@oas-tools/core');
-        const pending = authorize(guard.evaluator, { key, operation, pathParams: req.params ?? {} }, req, payload, this.options, confirm);
+        const pending = authorize(guard.evaluator, { key, operation, pathParams: req.params ?? {} }, req, payload, this.options, { confirm });
         const { decision, refused } = pending instanceof Promise ? await pending : pending;
         if (refused) return next(refused);
         if (decision.unavailable) return answerUnavailable(res, decision);

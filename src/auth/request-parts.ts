@@ -17,10 +17,11 @@ export interface HttpRequest {
  * or whatever the app configured), checked against a plain reading of the query string: where
  * the two differ (a bracketed or repeated key, a nested object, a key beyond the parser's limit)
  * the request is refused, because the guard and the handler would decide on different values.
- * Query and cookies are read only if a parameter needs them.
+ * Query and cookies are read only if a parameter needs them; `req.query` once per request, or
+ * not at all when the host passes the `query` object it read the handler's values from.
  */
-export function requestParts(req: HttpRequest, pathParams: Record<string, string>): RequestParts {
-  return new LazyRequestParts(req, pathParams);
+export function requestParts(req: HttpRequest, pathParams: Record<string, string>, query?: unknown): RequestParts {
+  return new LazyRequestParts(req, pathParams, query);
 }
 
 // A class, not an object literal with getters: its accessors live on one shared prototype, so a
@@ -32,10 +33,11 @@ class LazyRequestParts implements RequestParts {
   constructor(
     private readonly req: HttpRequest,
     readonly pathParams: Record<string, string>,
+    private readonly appQuery: unknown,
   ) {}
 
   get query(): QueryValues {
-    this.parsedQuery ??= new AppQuery(this.req);
+    this.parsedQuery ??= new AppQuery(this.req.url ?? '', this.appQuery ?? this.req.query);
     return this.parsedQuery;
   }
 
@@ -56,15 +58,18 @@ class LazyRequestParts implements RequestParts {
 class AppQuery implements QueryValues {
   private plain: URLSearchParams | undefined;
 
-  constructor(private readonly req: HttpRequest) {}
+  /** `parsed`: the application's reading of the query string, read once per request. */
+  constructor(
+    private readonly url: string,
+    private readonly parsed: unknown,
+  ) {}
 
   getAll(name: string): string[] {
-    const url = this.req.url ?? '';
-    const queryStart = url.indexOf('?');
-    this.plain ??= new URLSearchParams(queryStart === -1 ? '' : url.slice(queryStart + 1));
+    const queryStart = this.url.indexOf('?');
+    this.plain ??= new URLSearchParams(queryStart === -1 ? '' : this.url.slice(queryStart + 1));
     const plain = this.plain.getAll(name);
     if (this.hasVariantOf(name)) throw ambiguous(name);
-    const parsed = this.req.query;
+    const { parsed } = this;
     if (typeof parsed !== 'object' || parsed === null) return plain;
     const app = appValues(ownProperty(parsed, name));
     if (app === undefined || app.length !== plain.length || app.some((value, index) => value !== plain[index])) throw ambiguous(name);

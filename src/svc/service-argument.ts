@@ -8,8 +8,11 @@ export interface SvcRequestState {
   route: SvcRoute;
   /** The body `res.body(value)` set, sent at the end. */
   body: unknown;
-  /** The method's argument once read (and parsed by its schema); read once, so svcAcl decides on what the method gets. */
-  argument?: { value: unknown };
+  /**
+   * The method's argument once read (and parsed by its schema), with the query object it was read
+   * from (GET and DELETE); read once, so svcAcl decides on what the method gets.
+   */
+  argument?: { value: unknown; query?: unknown };
   /** Set by svcAcl (`filterResults`): keeps the granted attributes of the method's result. */
   resultFilter?: (value: unknown) => unknown;
 }
@@ -23,13 +26,16 @@ export interface SvcRequestState {
 export function serviceArgument(req: Request, state: SvcRequestState): unknown {
   if (state.argument) return state.argument.value;
   const { route } = state;
-  const raw = readsBody(route.httpMethod) ? (req.body ?? {}) : { ...(req.query as object) };
+  // Express 5 parses the query string again on every read of req.query: read it once.
+  const fromQuery = !readsBody(route.httpMethod);
+  const query: unknown = fromQuery ? req.query : undefined;
+  const raw = fromQuery ? { ...(query as object) } : (req.body ?? {});
   let value: unknown = raw;
   if (route.schema) {
     const parsed = route.schema.safeParse(raw);
     if (!parsed.success) throw new ArgumentError(parsed.error.issues);
     value = parsed.data;
   }
-  state.argument = { value };
+  state.argument = { value, query };
   return value;
 }

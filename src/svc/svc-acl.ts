@@ -84,9 +84,10 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
     } catch (error) {
       return answerRefusal(res, error as RequestValidationError);
     }
+    const state = res.locals.svc as SvcRequestState;
     let argument: unknown;
     try {
-      argument = serviceArgument(req, res.locals.svc as SvcRequestState);
+      argument = serviceArgument(req, state);
     } catch (error) {
       return next(error);
     }
@@ -94,10 +95,10 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
     const confirm = (input: PolicyInput) => sameValues(found.operation, input, (param) => ownProperty(argument, param.name), `${route.instance}.${route.method}`);
     const goOn = (allowed: boolean) => {
       if (!allowed) return;
-      if (config.filterResults) (res.locals.svc as SvcRequestState).resultFilter = (req as GuardedRequest).auth!.filter;
+      if (config.filterResults) state.resultFilter = (req as GuardedRequest).auth!.filter;
       next();
     };
-    return thenOrNow(guardRequest(guard, found, req, res, false, confirm), goOn);
+    return thenOrNow(guardRequest(guard, found, req, res, false, { confirm, query: state.argument!.query }), goOn);
   };
   interceptor[BIND_TO_API] = (openapi, routes) => {
     const described = withOwners(withBearerScheme(openapi), config.owners);

@@ -204,6 +204,22 @@ describe('the decision is made on the argument the method gets (SPEC 7.1)', () =
     expect([kept.status, kept.body]).toEqual([200, { entryId: 'e1' }]);
   });
 
+  test("the guard checks the query object the argument was read from: the app's query parser runs once per request", async () => {
+    // Express 5 runs the query parser on every read of req.query; a second read could give the guard another object than the method.
+    const texts: string[] = [];
+    const api = app();
+    api.set('query parser', (text: string) => {
+      texts.push(text);
+      return Object.fromEntries(new URLSearchParams(text));
+    });
+    const authorization = `Bearer ${await token({ role: 'customer', entries: ['e1'] })}`;
+    const allowed = await request(api).get('/api/ledger-service/get-entry?entryId=e1').set('Authorization', authorization);
+    expect([allowed.status, allowed.body]).toEqual([200, { entryId: 'e1' }]);
+    const variant = await request(api).get('/api/ledger-service/get-entry?entryId=e1&entryId[x]=e2').set('Authorization', authorization);
+    expect([variant.status, variant.body.error]).toEqual([400, 'BadRequest']);
+    expect(texts).toEqual(['entryId=e1', 'entryId=e1&entryId[x]=e2']);
+  });
+
   test('an argument its schema refuses is a 400 with the issues, before any decision', async () => {
     const response = await request(app()).get('/api/ledger-service/get-entry');
     expect([response.status, response.body.error]).toEqual([400, 'ValidationError']);
