@@ -29,9 +29,14 @@ function cellName(index: number, width: number): string {
   return name;
 }
 
-/** Collects each operation's cells, naming every distinct grant set once, then writes the rows. */
+/**
+ * Collects each operation's cells, naming every distinct grant set once, then writes the rows.
+ * Rows and columns are numbers handed out by addRow and column, so that setting one of a large
+ * ACL's million cells is an array write.
+ */
 export class GrantTableBuilder {
-  private readonly rows = new Map<string, Int32Array>();
+  private readonly operations: string[] = [];
+  private readonly rows: Int32Array[] = [];
   private readonly setIndex = new Map<string, number>();
   private readonly sets: OperationGrants[] = [];
   private readonly columnOf = new Map<string, number>();
@@ -40,13 +45,22 @@ export class GrantTableBuilder {
     columns.forEach((role, index) => this.columnOf.set(role, index));
   }
 
-  /** The row of `operation`, every cell empty until set. */
-  addRow(operation: string): void {
-    this.rows.set(operation, new Int32Array(this.columns.length).fill(-1));
+  /** A row for `operation`, every cell empty until set; returns the row's number. */
+  addRow(operation: string): number {
+    this.operations.push(operation);
+    return this.rows.push(new Int32Array(this.columns.length).fill(-1)) - 1;
   }
 
-  set(operation: string, role: string, grants: OperationGrants): void {
-    this.rows.get(operation)![this.columnOf.get(role)!] = this.indexOf(grants);
+  /** The column of a role given to the constructor. */
+  column(role: string): number {
+    const column = this.columnOf.get(role);
+    if (column === undefined) throw new Error(`the grant table has no column for role ${role}`);
+    return column;
+  }
+
+  /** Grants `any` and `own` (attribute lists, or undefined for none) in one cell. */
+  set(row: number, column: number, any: string[] | undefined, own: string[] | undefined): void {
+    this.rows[row]![column] = this.indexOf(any, own);
   }
 
   build(): { table: GrantTable; rows: Map<string, string> } {
@@ -54,11 +68,11 @@ export class GrantTableBuilder {
     const names = this.sets.map((_, index) => cellName(index, width));
     const empty = EMPTY_CELL_CHARACTER.repeat(width);
     const rows = new Map<string, string>();
-    for (const [operation, cells] of this.rows) {
+    this.rows.forEach((cells, row) => {
       const parts: string[] = new Array(cells.length);
       for (let i = 0; i < cells.length; i++) parts[i] = cells[i]! < 0 ? empty : names[cells[i]!]!;
-      rows.set(operation, parts.join(''));
-    }
+      rows.set(this.operations[row]!, parts.join(''));
+    });
     const table: GrantTable = {
       grant_offsets: Object.fromEntries(this.columns.map((role, index) => [role, index * width])),
       grant_width: width,
@@ -67,14 +81,14 @@ export class GrantTableBuilder {
     return { table, rows };
   }
 
-  private indexOf(grants: OperationGrants): number {
-    const key = setKey(grants);
+  private indexOf(any: string[] | undefined, own: string[] | undefined): number {
+    const key = setKey(any, own);
     let index = this.setIndex.get(key);
     if (index === undefined) {
       // A copy: the lists may be the declaration's own, which its caller still holds.
       const copy: OperationGrants = {};
-      if (grants.any !== undefined) copy.any = [...grants.any];
-      if (grants.own !== undefined) copy.own = [...grants.own];
+      if (any !== undefined) copy.any = [...any];
+      if (own !== undefined) copy.own = [...own];
       index = this.sets.push(copy) - 1;
       this.setIndex.set(key, index);
     }
@@ -87,9 +101,9 @@ export class GrantTableBuilder {
  * (a million cells are looked up for 1,000 roles x 1,000 operations). Each list's part is
  * length-prefixed, so no glob can make one set's key read as another's.
  */
-function setKey(grants: OperationGrants): string {
-  const any = listKey(grants.any);
-  return `${any.length}:${any}${listKey(grants.own)}`;
+function setKey(anyList: string[] | undefined, ownList: string[] | undefined): string {
+  const any = listKey(anyList);
+  return `${any.length}:${any}${listKey(ownList)}`;
 }
 
 function listKey(list: string[] | undefined): string {

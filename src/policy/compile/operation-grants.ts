@@ -1,6 +1,6 @@
 import type { DeclaredRoles, ResourceGrants } from './acl-declaration';
 import { openedByAnonymousDefault } from './anonymous-default';
-import { ACTIONS, POSSESSIONS, type Action, type GrantTable, type OperationGrants, type OperationFacts, type OperationSpec, type Possession } from './data-document';
+import { ACTIONS, POSSESSIONS, type Action, type GrantTable, type OperationFacts, type OperationSpec, type Possession } from './data-document';
 import { GrantTableBuilder } from './grant-table';
 
 /** The declaration's `<action>:<possession>` keys, built once rather than for every role and operation. */
@@ -19,19 +19,23 @@ const GRANT_KEYS = Object.fromEntries(ACTIONS.map((action) => [action, Object.fr
  */
 export function withGrants(operations: Record<string, OperationFacts>, declared: DeclaredRoles, anonymousDefault: boolean): { table: GrantTable; operations: Record<string, Omit<OperationSpec, 'unowned_reasons'>> } {
   const builder = new GrantTableBuilder(anonymousDefault ? [...Object.keys(declared.roles), 'anonymous'] : Object.keys(declared.roles));
-  const securedByResource = new Map<string, string[]>();
+  const securedByResource = new Map<string, { row: number; action: Action }[]>();
   for (const [key, operation] of Object.entries(operations)) {
-    builder.addRow(key);
-    if (operation.secured) securedByResource.set(operation.resource, [...(securedByResource.get(operation.resource) ?? []), key]);
-    if (anonymousDefault && openedByAnonymousDefault(operation)) builder.set(key, 'anonymous', { any: ['*'] });
+    const row = builder.addRow(key);
+    if (operation.secured) securedByResource.set(operation.resource, [...(securedByResource.get(operation.resource) ?? []), { row, action: operation.action }]);
+    if (anonymousDefault && openedByAnonymousDefault(operation)) builder.set(row, builder.column('anonymous'), ['*'], undefined);
   }
 
   // Walked from the declarations, so that the work follows what is declared, not roles x operations.
   for (const [role, reached] of reachableRoles(declared.extends)) {
-    for (const [resource, declaredHere] of grantsByResource(reached, declared)) {
-      for (const key of securedByResource.get(resource) ?? []) {
-        const granted = grantsFor(declaredHere, operations[key]!.action);
-        if (granted !== undefined) builder.set(key, role, granted);
+    const column = builder.column(role);
+    // A role that extends none has only its own grants: no list per resource to build (a large ACL has a million).
+    const byResource = reached.length === 1 ? (declared.roles[role]?.grants ?? new Map<string, ResourceGrants>()) : grantsByResource(reached, declared);
+    for (const [resource, declaredHere] of byResource) {
+      for (const { row, action } of securedByResource.get(resource) ?? []) {
+        const any = attributesFor(declaredHere, GRANT_KEYS[action].any);
+        const own = attributesFor(declaredHere, GRANT_KEYS[action].own);
+        if (any !== undefined || own !== undefined) builder.set(row, column, any, own);
       }
     }
   }
@@ -65,17 +69,17 @@ function grantsByResource(roles: readonly string[], declared: DeclaredRoles): Ma
   return byResource;
 }
 
-function grantsFor(declaredHere: readonly ResourceGrants[], action: Action): OperationGrants | undefined {
-  let granted: OperationGrants | undefined;
-  for (const possession of POSSESSIONS) {
-    const key = GRANT_KEYS[action][possession];
-    let attributes: string[] | undefined;
-    for (const grants of declaredHere) {
-      const list = grants[key];
-      if (list === undefined || list.length === 0) continue;
-      attributes = attributes === undefined ? list : [...new Set([...attributes, ...list])];
-    }
-    if (attributes !== undefined) (granted ??= {})[possession] = attributes;
+/** The attributes that one role's grants on a resource, or several roles' merged, list under `key`; undefined for none. */
+function attributesFor(declaredHere: ResourceGrants | ResourceGrants[], key: keyof ResourceGrants): string[] | undefined {
+  if (!Array.isArray(declaredHere)) return nonEmpty(declaredHere[key]);
+  let attributes: string[] | undefined;
+  for (const grants of declaredHere) {
+    const list = nonEmpty(grants[key]);
+    if (list !== undefined) attributes = attributes === undefined ? list : [...new Set([...attributes, ...list])];
   }
-  return granted;
+  return attributes;
+}
+
+function nonEmpty(list: string[] | undefined): string[] | undefined {
+  return list === undefined || list.length === 0 ? undefined : list;
 }

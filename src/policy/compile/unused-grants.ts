@@ -1,6 +1,6 @@
 import type { DeclaredRoles } from './acl-declaration';
 import { ConfigError, jsonPath } from './config-error';
-import type { OperationFacts } from './data-document';
+import { POSSESSIONS, type OperationFacts } from './data-document';
 
 const UNUSED_GRANT_WARNING = 'SVCGATE_UNUSED_GRANT';
 
@@ -12,13 +12,19 @@ const UNUSED_GRANT_WARNING = 'SVCGATE_UNUSED_GRANT';
  */
 export function reportUnusedGrants(operations: Record<string, OperationFacts>, declared: DeclaredRoles, aclFile: string, strict: boolean): void {
   const served = new Map<string, Set<string>>();
-  for (const operation of Object.values(operations)) served.set(operation.resource, (served.get(operation.resource) ?? new Set()).add(operation.action));
+  // The grant keys that some operation of the resource decides, so that each of a large ACL's grants is one lookup.
+  const deciding = new Map<string, Set<string>>();
+  for (const { resource, action } of Object.values(operations)) {
+    served.set(resource, (served.get(resource) ?? new Set()).add(action));
+    const keys = deciding.get(resource) ?? new Set();
+    for (const possession of POSSESSIONS) keys.add(`${action}:${possession}`);
+    deciding.set(resource, keys);
+  }
   const unused: { role: string; resource: string; grant: string }[] = [];
   for (const [role, spec] of Object.entries(declared.roles)) {
     for (const [resource, grants] of spec.grants) {
-      for (const grant of Object.keys(grants)) {
-        if (!served.get(resource)?.has(grant.slice(0, grant.indexOf(':')))) unused.push({ role, resource, grant });
-      }
+      const keys = deciding.get(resource);
+      for (const grant of Object.keys(grants)) if (!keys?.has(grant)) unused.push({ role, resource, grant });
     }
   }
   if (unused.length === 0) return;
