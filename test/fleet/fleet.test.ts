@@ -169,15 +169,17 @@ test('two replicas and OPA switch to a new revision under load, refuse a tampere
   expect(offline.bundle.lastError!.message).toMatch(/cannot be reached \(ECONNREFUSED\)/);
   expect(await get(first!)).toBe(403);
 
-  // Restarted while the server is still down: it boots from its persisted bundle.
+  // Restarted while the server is still down: it boots from its persisted bundle. maxAge counts
+  // from the last check that reached the server, before the restart: it must outlast starting a
+  // process on a slow machine (3 s did not, on one running at 40% of its usual speed).
   await first!.stop();
-  const restarted = await startReplica({ PERSIST_DIR: join(dir, 'persist-1'), MAX_AGE: '3' });
+  const restarted = await startReplica({ PERSIST_DIR: join(dir, 'persist-1'), MAX_AGE: '10' });
   const booted = await until('persisted boot', () => restarted.status(), (value) => value.bundle.revision !== null);
   expect(booted.bundle).toMatchObject({ revision: 'v2', activatedFrom: 'persisted' });
   expect(await get(restarted)).toBe(403);
 
-  // No successful check for maxAge (3 s): guarded requests fail closed.
-  const stale = await until('maxAge', () => fetch(`${restarted.url}/api/v1/users/1`, { headers: { authorization: owner } }), (answer) => answer.status === 503, 10_000);
+  // No successful check for maxAge (10 s): guarded requests fail closed.
+  const stale = await until('maxAge', () => fetch(`${restarted.url}/api/v1/users/1`, { headers: { authorization: owner } }), (answer) => answer.status === 503, 20_000);
   expect(stale.headers.get('retry-after')).toMatch(/^\d+$/);
   expect((await fetch(`${restarted.url}/healthz`)).status).toBe(503);
 
