@@ -4,8 +4,14 @@ import { ACTIONS, POSSESSIONS, type Action, type Possession } from './data-docum
 import { isPlainObject } from './load-document';
 import { parseWith } from './parse-with';
 
-/** Every `<action>:<possession>` key: a set lookup per grant, where a regular expression cost a large ACL's compile 2%. */
-const GRANT_KEYS: ReadonlySet<string> = new Set(ACTIONS.flatMap((action) => POSSESSIONS.map((possession) => `${action}:${possession}`)));
+/** A declaration's `<action>:<possession>` key. */
+export type GrantKey = `${Action}:${Possession}`;
+/** Each action's grant keys, written once here rather than for every role and operation. */
+export const GRANT_KEYS = Object.fromEntries(ACTIONS.map((action) => [action, Object.fromEntries(POSSESSIONS.map((possession) => [possession, `${action}:${possession}`]))])) as Readonly<
+  Record<Action, Readonly<Record<Possession, GrantKey>>>
+>;
+/** Every grant key: a set lookup per grant, where a regular expression cost a large ACL's compile 2%. */
+const VALID_GRANT_KEYS: ReadonlySet<string> = new Set(Object.values(GRANT_KEYS).flatMap((keys) => Object.values(keys)));
 const EXTEND = '$extend';
 const DECLARATION_FIX = 'write { "<role>": { "<resource path>": { "read:own": ["*"] } } }';
 
@@ -34,7 +40,7 @@ const grantsSchema = objectOf('grants must be an object of "<action>:<possession
 const attributesSchema = z.array(z.string(), { error: 'attributes must be a list of strings' });
 
 /** `<action>:<possession>` -> attribute globs, as declared for one resource. */
-export type ResourceGrants = Partial<Record<`${Action}:${Possession}`, string[]>>;
+export type ResourceGrants = Partial<Record<GrantKey, string[]>>;
 
 export interface DeclaredRole {
   /** Resource path -> grants; a Map, since a role of a large ACL names a thousand paths. */
@@ -126,7 +132,7 @@ function resolveResource(key: string, resources: ReadonlySet<string>, file: stri
 function readGrants(value: unknown, file: string, role: string, declaredKey: string): ResourceGrants {
   const grants = isPlainObject(value) ? value : parseWith(grantsSchema, value, file, [role, declaredKey], 'map "<action>:<possession>" keys to attribute lists, e.g. { "read:own": ["*"] }');
   for (const key of Object.keys(grants)) {
-    if (!GRANT_KEYS.has(key)) throw grantKeyError(key, file, [role, declaredKey, key]);
+    if (!VALID_GRANT_KEYS.has(key)) throw grantKeyError(key, file, [role, declaredKey, key]);
     if (!isStringList(grants[key])) parseWith(attributesSchema, grants[key], file, [role, declaredKey, key], 'write a list such as ["*"] or ["*", "!password"]; [] grants nothing');
   }
   return grants as ResourceGrants;

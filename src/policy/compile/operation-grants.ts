@@ -1,13 +1,7 @@
-import type { DeclaredRoles, ResourceGrants } from './acl-declaration';
+import { GRANT_KEYS, type DeclaredRoles, type ResourceGrants } from './acl-declaration';
 import { openedByAnonymousDefault } from './anonymous-default';
-import { ACTIONS, POSSESSIONS, type Action, type GrantTable, type OperationFacts, type OperationSpec, type Possession } from './data-document';
+import type { Action, GrantTable, OperationFacts, OperationSpec } from './data-document';
 import { GrantTableBuilder } from './grant-table';
-
-/** The declaration's `<action>:<possession>` keys, built once rather than for every role and operation. */
-const GRANT_KEYS = Object.fromEntries(ACTIONS.map((action) => [action, Object.fromEntries(POSSESSIONS.map((possession) => [possession, `${action}:${possession}`]))])) as Record<
-  Action,
-  Record<Possession, keyof ResourceGrants>
->;
 
 /**
  * Adds to every secured operation what each role may do there: the role's own grants for the

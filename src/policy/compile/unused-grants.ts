@@ -1,4 +1,4 @@
-import type { DeclaredRoles } from './acl-declaration';
+import { GRANT_KEYS, type DeclaredRoles } from './acl-declaration';
 import { ConfigError, jsonPath } from './config-error';
 import { POSSESSIONS, type OperationFacts } from './data-document';
 
@@ -17,7 +17,7 @@ export function reportUnusedGrants(operations: Record<string, OperationFacts>, d
   for (const { resource, action } of Object.values(operations)) {
     served.set(resource, (served.get(resource) ?? new Set()).add(action));
     const keys = deciding.get(resource) ?? new Set();
-    for (const possession of POSSESSIONS) keys.add(`${action}:${possession}`);
+    for (const possession of POSSESSIONS) keys.add(GRANT_KEYS[action][possession]);
     deciding.set(resource, keys);
   }
   const unused: { role: string; resource: string; grant: string }[] = [];
