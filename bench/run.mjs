@@ -149,14 +149,12 @@ async function evaluatorAlone() {
   // spells of seconds, by up to half, so the ratio to the floor is taken within each round, where
   // both were timed at the same speed, and its median over the rounds counts.
   const windows = { uncached: [], cached: [], trivial: [] };
+  const paired = { uncached: cold, trivial: floor };
   const ratios = [];
   for (let round = 0; round < ALONE_ROUNDS; round++) {
-    const [first, second] = round % 2 === 0 ? ['uncached', 'trivial'] : ['trivial', 'uncached'];
-    const timed = { [first]: timeDecisions(first === 'uncached' ? cold : floor, inputs, 5_000), [second]: timeDecisions(second === 'uncached' ? cold : floor, inputs, 5_000) };
-    windows.uncached.push(timed.uncached);
-    windows.trivial.push(timed.trivial);
+    for (const kind of round % 2 === 0 ? ['uncached', 'trivial'] : ['trivial', 'uncached']) windows[kind].push(timeDecisions(paired[kind], inputs, 5_000));
     windows.cached.push(timeDecisions(warm, inputs, 20_000));
-    ratios.push(timed.uncached.p50 / timed.trivial.p50);
+    ratios.push(windows.uncached[round].p50 / windows.trivial[round].p50);
   }
   ratios.sort((a, b) => a - b);
   const toFloor = { value: median(ratios), low: ratios[0], high: ratios[ratios.length - 1] };
