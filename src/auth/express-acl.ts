@@ -11,6 +11,7 @@ import type { OperationMatch } from '../policy/request/match-operation';
 import { parseWith } from '../policy/compile/parse-with';
 import { readTarget } from '../policy/request/read-target';
 import { RequestValidationError } from '../policy/request/request-validation-error';
+import { refRootSchema } from '../policy/compile/reference-root';
 import { scopeListSchema } from '../policy/compile/scope-requirements';
 import { aclOptionsShape, decisionOptions, policySourceSchema, type AclOptions } from './acl-options';
 import type { BearerJwtHandler } from './bearer-jwt';
@@ -22,6 +23,8 @@ import { prefixedMatcher } from './server-prefixes';
 export interface BearerJwtAclOptions extends AclOptions {
   /** The OpenAPI document: an object, or a path to a JSON or YAML file. */
   openapi: unknown;
+  /** The folder the document's file `$ref`s must stay inside; default the document's folder (see compileAcl). */
+  refRoot?: string;
   /** The verifier, from bearerJwt(config). */
   handler: BearerJwtHandler;
   /** `{ <schemeName>: declaration }`: one bearer scheme, its permission declaration (object or file). */
@@ -54,6 +57,7 @@ type Response = ServerResponse;
 const optionsSchema = z
   .object({
     openapi: z.unknown(),
+    refRoot: refRootSchema.optional(),
     handler: z.custom<BearerJwtHandler>((value) => typeof value === 'function', { error: 'handler must be the function bearerJwt(config) returns' }),
     acl: z
       .record(z.string(), z.unknown())
@@ -128,11 +132,11 @@ function connectSource(config: z.infer<typeof optionsSchema>): { source: Decisio
   const [[scheme, given]] = Object.entries(config.policy ?? config.acl!) as [[string, unknown]];
   const at = config.policy ? '$.policy' : '$.acl';
   if (config.policy) {
-    const { operations, document } = compileOperations({ openapi: config.openapi, scheme, requiredScopes: config.requiredScopes });
+    const { operations, document } = compileOperations({ openapi: config.openapi, refRoot: config.refRoot, scheme, requiredScopes: config.requiredScopes });
     requireSecured(operations, scheme, at);
     return { source: (given as PolicySource).connect({ scheme, operations, file: FILE }), operations, document, scheme };
   }
-  const { data, document } = compileApi({ openapi: config.openapi, acl: given, scheme, strict: config.strict, requiredScopes: config.requiredScopes });
+  const { data, document } = compileApi({ openapi: config.openapi, refRoot: config.refRoot, acl: given, scheme, strict: config.strict, requiredScopes: config.requiredScopes });
   requireSecured(data.operations, scheme, at);
   return { source: Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize }), operations: data.operations, document, scheme };
 }

@@ -7,6 +7,7 @@ interface CommandHelp {
 
 const DOCUMENTS: [string, string][] = [
   ['--openapi <file>', 'the OpenAPI 3.0/3.1 document (JSON or YAML); required'],
+  ['--ref-root <dir>', "the folder the document's file $refs must stay inside (absolute paths, .. and links out of it are refused); default the document's folder"],
   ['--acl <file>', 'the permission declaration (JSON or YAML); required'],
   ['--scheme <name>', "the security scheme to guard; default the document's only bearer JWT scheme"],
   ['--required-scopes "<a b>"', 'scopes every guarded operation needs, on top of those the document lists'],

@@ -19,6 +19,7 @@ import { UsageError } from './usage-error';
 
 const OPTIONS = {
   openapi: { type: 'string' },
+  'ref-root': { type: 'string' },
   acl: { type: 'string' },
   'acl-new': { type: 'string' },
   scheme: { type: 'string' },
@@ -87,6 +88,7 @@ function compileWithDocument(values: Values, acl = values.acl) {
   return compileApi({
     openapi: values.openapi,
     acl,
+    ...(values['ref-root'] === undefined ? {} : { refRoot: values['ref-root'] }),
     ...(values.scheme === undefined ? {} : { scheme: values.scheme }),
     // Space-separated, as in a token's scope claim and bearerJwtAcl's requiredScopes.
     ...(values['required-scopes'] === undefined ? {} : { requiredScopes: values['required-scopes'].split(' ').filter((scope) => scope !== '') }),

@@ -31,12 +31,12 @@ function configErrorOf(run: () => unknown): ConfigError {
   return thrown as ConfigError;
 }
 
-const inline = (value: Record<string, unknown>): LoadedDocument => ({ value, file: '<inline OpenAPI document>', dir });
+const inline = (value: Record<string, unknown>): LoadedDocument => ({ value, file: '<inline OpenAPI document>', dir, bytes: 0 });
 
 describe('loadDocument', () => {
   test('reads a JSON file, with its absolute path and folder', () => {
     const path = write('acl.json', '{"user": {"read": ["own"]}}');
-    expect(loadDocument(path, 'ACL')).toEqual({ value: { user: { read: ['own'] } }, file: path, dir });
+    expect(loadDocument(path, 'ACL')).toEqual({ value: { user: { read: ['own'] } }, file: path, dir, bytes: 27 });
   });
 
   test('resolves a relative path against the working directory', () => {
@@ -44,7 +44,7 @@ describe('loadDocument', () => {
     const cwd = process.cwd();
     process.chdir(dir);
     try {
-      expect(loadDocument('relative.json', 'ACL')).toEqual({ value: { a: 1 }, file: join(dir, 'relative.json'), dir });
+      expect(loadDocument('relative.json', 'ACL')).toEqual({ value: { a: 1 }, file: join(dir, 'relative.json'), dir, bytes: 8 });
     } finally {
       process.chdir(cwd);
     }
@@ -62,7 +62,7 @@ describe('loadDocument', () => {
   test('takes an object as it is, named inline and without a folder', () => {
     const value = { openapi: '3.0.3' };
     const loaded = loadDocument(value, 'OpenAPI document');
-    expect(loaded).toEqual({ value, file: '<inline OpenAPI document>', dir: null });
+    expect(loaded).toEqual({ value, file: '<inline OpenAPI document>', dir: null, bytes: 0 });
     expect(loaded.value).toBe(value);
     expect(loadDocument(Object.create(null) as object, 'ACL').file).toBe('<inline ACL>');
   });
@@ -202,13 +202,13 @@ describe('resolveRefs', () => {
     write('common.yaml', 'components:\n  parameters:\n    Id:\n      $ref: "#/components/parameters/Base"\n    Base:\n      name: id\n      in: path\n');
     write('user.json', '{"type": "object", "properties": {"id": {"type": "string"}}}');
     const main = write('main.yaml', 'a:\n  $ref: "common.yaml#/components/parameters/Id"\nb:\n  $ref: "./common.yaml#/components/parameters/Base"\nuser:\n  $ref: user.json\n');
-    const read = jest.spyOn(fs, 'readFileSync');
+    const open = jest.spyOn(fs, 'openSync');
     try {
       const resolved = resolveRefs(loadDocument(main, 'OpenAPI document'));
       expect(resolved).toEqual({ a: { name: 'id', in: 'path' }, b: { name: 'id', in: 'path' }, user: { type: 'object', properties: { id: { type: 'string' } } } });
-      expect(read.mock.calls.map(([path]) => path)).toEqual([main, join(dir, 'common.yaml'), join(dir, 'user.json')]);
+      expect(open.mock.calls.map(([path]) => path)).toEqual([main, join(dir, 'common.yaml'), join(dir, 'user.json')]);
     } finally {
-      read.mockRestore();
+      open.mockRestore();
     }
   });
 

@@ -6,6 +6,8 @@ import { DATA_SCHEMA_VERSION, type DataDocument, type OperationFacts } from './d
 import { loadDocument } from './load-document';
 import { readOperations } from './openapi-operations';
 import { withGrants } from './operation-grants';
+import { parseWith } from './parse-with';
+import { refRootSchema } from './reference-root';
 import { resolveRefs } from './resolve-refs';
 import { unownedReasons } from './unowned-reasons';
 import { reportUnusedGrants } from './unused-grants';
@@ -18,6 +20,12 @@ export interface CompileAclOptions {
   aclSource?: string;
   /** The OpenAPI 3.0/3.1 document: an object, or a path to a JSON or YAML file. */
   openapi: unknown;
+  /**
+   * The folder that the document's file `$ref`s must stay inside (symbolic links resolved); default
+   * the document's own folder, or the working directory for an object. A `$ref` that leads
+   * elsewhere, or is an absolute path, is a ConfigError.
+   */
+  refRoot?: string;
   /** The security scheme to guard; default: the document's only bearer JWT scheme (http bearer, oauth2 or openIdConnect). */
   scheme?: string;
   /** Scopes every guarded operation needs, on top of those its security requirements list. */
@@ -59,7 +67,7 @@ export function compileApi(options: CompileAclOptions): { data: DataDocument; do
   return { data, document };
 }
 
-export type CompileOperationsOptions = Pick<CompileAclOptions, 'openapi' | 'scheme' | 'requiredScopes'>;
+export type CompileOperationsOptions = Pick<CompileAclOptions, 'openapi' | 'refRoot' | 'scheme' | 'requiredScopes'>;
 
 /**
  * The operations of the document as the request side reads them, without any ACL: what an
@@ -67,7 +75,8 @@ export type CompileOperationsOptions = Pick<CompileAclOptions, 'openapi' | 'sche
  */
 export function compileOperations(options: CompileOperationsOptions): { scheme: string; operations: Record<string, OperationFacts>; document: Record<string, unknown> } {
   const api = loadDocument(options.openapi, 'OpenAPI document');
-  const document = resolveRefs(api) as Record<string, unknown>;
+  const refRoot = options.refRoot === undefined ? undefined : parseWith(refRootSchema, options.refRoot, '<compileAcl options>', ['refRoot'], 'name the folder, e.g. refRoot: "api"');
+  const document = resolveRefs(api, { refRoot }) as Record<string, unknown>;
   const scheme = findBearerScheme(document, api.file, options.scheme);
   const requiredScopes = options.requiredScopes === undefined ? [] : readScopeList(options.requiredScopes, '<compileAcl options>', ['requiredScopes']);
   return { scheme, operations: readOperations(document, api.file, scheme, requiredScopes), document };

@@ -1,7 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { ConfigError } from './config-error';
+import { MAX_DOCUMENT_BYTES, MAX_FILE_DEPTH } from './document-limits';
+import { checkDocumentSize } from './document-size';
+import { isPlainObject } from './plain-object';
+import { readDocumentText } from './read-document-text';
+
+export { isPlainObject };
 
 export interface LoadedDocument {
   value: unknown;
@@ -9,6 +14,8 @@ export interface LoadedDocument {
   file: string;
   /** The folder relative `$ref`s resolve against; null for objects (then the working directory). */
   dir: string | null;
+  /** The size of the file; 0 for an object passed in. */
+  bytes: number;
 }
 
 /**
@@ -17,25 +24,25 @@ export interface LoadedDocument {
  */
 export function loadDocument(source: unknown, what: string): LoadedDocument {
   if (typeof source === 'string') return readDocumentFile(resolve(source), what);
-  if (isPlainObject(source)) return { value: source, file: `<inline ${what}>`, dir: null };
+  if (isPlainObject(source)) return { value: source, file: `<inline ${what}>`, dir: null, bytes: 0 };
   throw new ConfigError(`<inline ${what}>`, '$', `the ${what} is ${describe(source)}`, 'pass an object or the path of a .json, .yaml or .yml file');
 }
 
-/** Reads one file, given as an absolute path. */
+/**
+ * Reads one file, given as an absolute path, within the limits of document-limits.ts: its size
+ * before it is parsed, its nesting and its values (YAML aliases counted at each use) right after,
+ * so that nothing that reads the value later can take longer than those allow.
+ */
 export function readDocumentFile(file: string, what: string): LoadedDocument {
   const extension = extname(file).toLowerCase();
   if (!['.json', '.yaml', '.yml'].includes(extension)) {
     throw new ConfigError(file, '$', `cannot tell the format of the ${what} from the extension "${extension}"`, 'use a .json, .yaml or .yml file');
   }
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new ConfigError(file, '$', `cannot read the ${what} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, 'check the path and the file permissions');
-  }
+  const { text, bytes } = readDocumentText(file, what, MAX_DOCUMENT_BYTES);
   const value = extension === '.json' ? parseJson(text, file) : parseYaml(text, file);
   if (!isPlainObject(value)) throw new ConfigError(file, '$', `the ${what} is ${describe(value)}`, 'the top level must be an object');
-  return { value, file, dir: dirname(file) };
+  checkDocumentSize(value, file, what, MAX_FILE_DEPTH);
+  return { value, file, dir: dirname(file), bytes };
 }
 
 function parseJson(text: string, file: string): unknown {
@@ -62,7 +69,11 @@ function lineAndColumn(text: string, offset: number | undefined): string {
   return ` at line ${lines.length}, column ${lines.at(-1)!.length + 1}`;
 }
 
-/** The default js-yaml schema builds no functions or classes, and duplicate keys are errors. */
+/**
+ * The default js-yaml schema builds no functions or classes, and duplicate keys are errors.
+ * js-yaml (4.3.2 and later) refuses nesting past 100 levels and more than 10,000 keys copied by
+ * merge keys (`<<`); an alias is the anchored object itself, not a copy (checkDocumentSize counts it).
+ */
 function parseYaml(text: string, file: string): unknown {
   try {
     return load(text, { filename: file });
@@ -75,16 +86,6 @@ function parseYaml(text: string, file: string): unknown {
 function markOf(error: unknown): string {
   const mark = (error as { mark?: { line: number; column: number } }).mark;
   return mark ? ` at line ${mark.line + 1}, column ${mark.column + 1}` : '';
-}
-
-/**
- * Only object literals: a Date, Map or class instance passed in is a mistake, not a document.
- * Compares prototype depth rather than Object.prototype, so objects from another realm (vm, jest) pass.
- */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false;
-  const prototype = Object.getPrototypeOf(value) as object | null;
-  return prototype === null || Object.getPrototypeOf(prototype) === null;
 }
 
 function describe(value: unknown): string {

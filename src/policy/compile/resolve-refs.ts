@@ -1,41 +1,130 @@
-import { resolve } from 'node:path';
 import { ConfigError, jsonPath } from './config-error';
+import { MAX_DOCUMENT_BYTES, MAX_RESOLVED_DEPTH } from './document-limits';
+import { checkDocumentSize } from './document-size';
 import { isPlainObject, readDocumentFile, type LoadedDocument } from './load-document';
+import { ReferenceRoot } from './reference-root';
 
 type Segment = string | number;
+
+/** Where a value sits in its file, parent first: kept as links and spelled out only for an error. */
+type Trail = { parent: Trail; segment: Segment } | null;
 
 interface Target {
   value: unknown;
   owner: LoadedDocument;
-  /** Where the target sits in its own file, so errors inside it point there. */
-  at: Segment[];
-  /** Identifies the target across files, to notice a reference back into itself. */
-  id: string;
+  at: Trail;
+}
+
+export interface ResolveRefsOptions {
+  /** The folder file references must stay inside; default the document's folder (the working directory for an object). */
+  refRoot?: string;
 }
 
 /**
- * Returns a deep copy of the document with every `$ref` replaced by its target: local (`#/...`)
- * and relative files (`common.yaml#/...`). A reference back into itself (a recursive schema,
- * which is legal OpenAPI) becomes `{}` at the point of recursion instead of looping.
+ * Returns the document with every `$ref` replaced by its target: local (`#/...`) and relative
+ * files (`common.yaml#/...`, inside the document's folder or `refRoot`). Each object of the input
+ * is resolved once, and every `$ref` to it, or YAML alias of it, gets that same resolved object:
+ * the result is as large as the input, however often a part is referred to. A reference back into
+ * a target being resolved (a recursive schema, which is legal OpenAPI) is `{}` there, and what
+ * holds it is shared as it is. The result shares nothing with the input (siblings of a `$ref` make
+ * a new object) and is frozen, since it may be shared; it is refused (ConfigError) past the limits
+ * of document-limits.ts, so that any walk of it is bounded.
  */
-export function resolveRefs(doc: LoadedDocument): unknown {
+export function resolveRefs(doc: LoadedDocument, options: ResolveRefsOptions = {}): unknown {
+  const root = ReferenceRoot.of(doc.dir, options.refRoot);
   const files = new Map<string, LoadedDocument>([[doc.file, doc]]);
+  let bytes = doc.bytes;
+  const resolved = new Map<object, unknown>();
+  const resolving = new Set<object>();
 
-  const walk = (node: unknown, owner: LoadedDocument, at: Segment[], stack: readonly string[]): unknown => {
-    if (Array.isArray(node)) return node.map((item, index) => walk(item, owner, [...at, index], stack));
-    if (!isPlainObject(node)) return copyLeaf(node);
-    const { $ref: ref, ...siblings } = node;
-    const copy = Object.fromEntries(Object.entries(siblings).map(([key, value]) => [key, walk(value, owner, [...at, key], stack)]));
-    if (!Object.hasOwn(node, '$ref')) return copy;
-
-    const target = locate(ref, owner, [...at, '$ref'], files);
-    if (stack.includes(target.id)) return {};
-    const resolved = walk(target.value, target.owner, target.at, [...stack, target.id]);
-    // OpenAPI 3.1 lets summary/description beside a $ref override the target's; 3.0 documents rarely have siblings.
-    return isPlainObject(resolved) ? { ...resolved, ...copy } : resolved;
+  const walk = (node: unknown, owner: LoadedDocument, at: Trail, depth: number, referred: boolean): unknown => {
+    const container = Array.isArray(node) || isPlainObject(node);
+    if (!container) return copyLeaf(node);
+    if (resolved.has(node)) return resolved.get(node);
+    if (resolving.has(node)) {
+      if (referred) return {};
+      throw new ConfigError(owner.file, jsonPath(segmentsOf(at)), 'this value contains itself (an object that holds itself, or a YAML alias inside its own anchor)', 'give each value once; a $ref may point back into its own target (a recursive schema)');
+    }
+    if (depth >= MAX_RESOLVED_DEPTH) {
+      throw new ConfigError(owner.file, jsonPath(segmentsOf(at)), `the document with its $refs followed is nested deeper than ${MAX_RESOLVED_DEPTH} levels (the limit), each $ref counting as one`, 'shorten the chains of $refs that lead here');
+    }
+    resolving.add(node);
+    let result: unknown;
+    if (Array.isArray(node)) {
+      result = node.map((item, index) => walk(item, owner, { parent: at, segment: index }, depth + 1, false));
+    } else {
+      const { $ref: ref, ...siblings } = node;
+      // fromEntries defines each key, so that a key named __proto__ stays a key.
+      const copy = Object.fromEntries(Object.entries(siblings).map(([key, value]) => [key, walk(value, owner, { parent: at, segment: key }, depth + 1, false)]));
+      if (Object.hasOwn(node, '$ref')) {
+        const target = locate(ref, owner, { parent: at, segment: '$ref' });
+        const value = walk(target.value, target.owner, target.at, depth + 1, true);
+        // OpenAPI 3.1 lets summary/description beside a $ref override the target's; 3.0 documents rarely have siblings.
+        result = isPlainObject(value) && Object.keys(copy).length > 0 ? Object.freeze({ ...value, ...copy }) : value;
+      } else {
+        result = copy;
+      }
+    }
+    resolving.delete(node);
+    Object.freeze(result);
+    resolved.set(node, result);
+    return result;
   };
 
-  return walk(doc.value, doc, [], []);
+  const locate = (ref: unknown, owner: LoadedDocument, at: Trail): Target => {
+    const where = jsonPath(segmentsOf(at));
+    if (typeof ref !== 'string') throw new ConfigError(owner.file, where, '$ref must be a string', 'write $ref: "#/components/..." or "other.yaml#/..."');
+    const hash = ref.indexOf('#');
+    const filePart = hash === -1 ? ref : ref.slice(0, hash);
+    const pointer = hash === -1 ? '' : ref.slice(hash + 1);
+    if (/^[a-z][a-z0-9+.-]*:/i.test(filePart)) {
+      throw new ConfigError(owner.file, where, `$ref ${ref} points outside the file system`, 'bundle the document into local files; svcgate does not fetch over the network');
+    }
+    if (pointer !== '' && !pointer.startsWith('/')) {
+      throw new ConfigError(owner.file, where, `$ref ${ref} has a fragment that is not a JSON pointer`, 'write the fragment as a JSON pointer, e.g. "#/components/schemas/Name"');
+    }
+    const target = filePart === '' ? owner : referencedFile(root.fileOf(percentDecode(filePart), owner.dir ?? process.cwd(), ref, owner.file, where), ref, owner, where);
+
+    let value: unknown = target.value;
+    let path: Trail = null;
+    for (const segment of pointerSegments(pointer)) {
+      if (!hasChild(value, segment)) {
+        throw new ConfigError(owner.file, where, `$ref ${ref} points at nothing`, 'point it at an existing object, e.g. "#/components/schemas/Name"');
+      }
+      path = { parent: path, segment: Array.isArray(value) ? Number(segment) : segment };
+      value = (value as Record<string, unknown>)[segment];
+    }
+    return { value, owner: target, at: path };
+  };
+
+  /** Each file is read once, and all of them together within MAX_DOCUMENT_BYTES. */
+  const referencedFile = (file: string, ref: string, owner: LoadedDocument, where: string): LoadedDocument => {
+    const cached = files.get(file);
+    if (cached) return cached;
+    let loaded: LoadedDocument;
+    try {
+      loaded = readDocumentFile(file, 'referenced document');
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      throw new ConfigError(owner.file, where, `$ref ${ref}: ${error.problem} in ${error.file}`, error.fix);
+    }
+    bytes += loaded.bytes;
+    if (bytes > MAX_DOCUMENT_BYTES) {
+      throw new ConfigError(owner.file, where, `$ref ${ref}: with ${file} the document and the files it refers to hold ${bytes} bytes, over the limit of ${MAX_DOCUMENT_BYTES} bytes together`, 'refer to fewer or smaller files');
+    }
+    files.set(file, loaded);
+    return loaded;
+  };
+
+  const document = walk(doc.value, doc, null, 0, false);
+  checkDocumentSize(document, doc.file, 'document with its $refs resolved', MAX_RESOLVED_DEPTH);
+  return document;
+}
+
+function segmentsOf(trail: Trail): Segment[] {
+  const segments: Segment[] = [];
+  for (let link = trail; link !== null; link = link.parent) segments.push(link.segment);
+  return segments.reverse();
 }
 
 /** YAML timestamps and binaries are objects too; copied whole so the result shares nothing with the input. */
@@ -45,49 +134,10 @@ function copyLeaf(value: unknown): unknown {
   return value;
 }
 
-function locate(ref: unknown, owner: LoadedDocument, at: Segment[], files: Map<string, LoadedDocument>): Target {
-  const where = jsonPath(at);
-  if (typeof ref !== 'string') throw new ConfigError(owner.file, where, '$ref must be a string', 'write $ref: "#/components/..." or "other.yaml#/..."');
-  const hash = ref.indexOf('#');
-  const filePart = hash === -1 ? ref : ref.slice(0, hash);
-  const pointer = hash === -1 ? '' : ref.slice(hash + 1);
-  if (/^[a-z][a-z0-9+.-]*:/i.test(filePart)) {
-    throw new ConfigError(owner.file, where, `$ref ${ref} points outside the file system`, 'bundle the document into local files; svcgate does not fetch over the network');
-  }
-  if (pointer !== '' && !pointer.startsWith('/')) {
-    throw new ConfigError(owner.file, where, `$ref ${ref} has a fragment that is not a JSON pointer`, 'write the fragment as a JSON pointer, e.g. "#/components/schemas/Name"');
-  }
-  const target = filePart === '' ? owner : loadReferenced(resolve(owner.dir ?? process.cwd(), percentDecode(filePart)), ref, owner, where, files);
-
-  let value: unknown = target.value;
-  const path: Segment[] = [];
-  for (const segment of pointerSegments(pointer)) {
-    if (!hasChild(value, segment)) {
-      throw new ConfigError(owner.file, where, `$ref ${ref} points at nothing`, 'point it at an existing object, e.g. "#/components/schemas/Name"');
-    }
-    path.push(Array.isArray(value) ? Number(segment) : segment);
-    value = (value as Record<string, unknown>)[segment];
-  }
-  return { value, owner: target, at: path, id: `${target.file}#${JSON.stringify(path)}` };
-}
-
 /** Arrays are indexed by digits only: `#/list/length` must not find the length. */
 function hasChild(value: unknown, segment: string): boolean {
   if (Array.isArray(value)) return /^(0|[1-9]\d*)$/.test(segment) && Number(segment) < value.length;
   return isPlainObject(value) && Object.hasOwn(value, segment);
-}
-
-function loadReferenced(file: string, ref: string, owner: LoadedDocument, where: string, files: Map<string, LoadedDocument>): LoadedDocument {
-  const cached = files.get(file);
-  if (cached) return cached;
-  try {
-    const loaded = readDocumentFile(file, 'referenced document');
-    files.set(file, loaded);
-    return loaded;
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    throw new ConfigError(owner.file, where, `$ref ${ref}: ${error.problem} in ${error.file}`, error.fix);
-  }
 }
 
 /** JSON pointer (RFC 6901) in a URI fragment: percent-decoded first, then ~1 is / and ~0 is ~. */
