@@ -1,10 +1,10 @@
 import { promisify } from 'node:util';
-import { gunzip, gzip } from 'node:zlib';
+import { createGunzip, gzip } from 'node:zlib';
 import { BundleError } from './bundle-error';
+import { BUNDLE_LIMITS } from './bundle-limits';
+import { TAR_BLOCK as BLOCK, TarParser } from './tar-parser';
 
-const BLOCK = 512;
 const gzipAsync = promisify(gzip);
-const gunzipAsync = promisify(gunzip);
 
 export interface TarFile {
   /** The path inside the archive, without a leading `/`. */
@@ -16,6 +16,10 @@ export interface TarLimits {
   /** The most bytes the archive may have once decompressed. */
   maxBytes: number;
   maxFiles: number;
+  /** Tar headers of any type; default BUNDLE_LIMITS.maxEntries. */
+  maxEntries?: number;
+  /** The body of one PAX or GNU long-name record; default BUNDLE_LIMITS.maxRecordBytes. */
+  maxRecordBytes?: number;
 }
 
 /**
@@ -36,7 +40,7 @@ export async function writeTarGz(files: readonly TarFile[]): Promise<Buffer> {
 function header(name: string, size: number): Buffer {
   const block = Buffer.alloc(BLOCK);
   const path = Buffer.from(name, 'utf8');
-  if (path.length > 100) throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the file name ${name} is longer than 100 bytes`);
+  if (path.length > 100) throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the file name ${JSON.stringify(name)} is longer than 100 bytes`);
   path.copy(block, 0);
   block.write('0000644\0', 100, 'ascii');
   block.write('0000000\0', 108, 'ascii');
@@ -53,88 +57,48 @@ function header(name: string, size: number): Buffer {
 }
 
 /**
- * The regular files of a gzip-compressed tar archive, decompressed off the main thread and within
- * `limits`. Refused (BundleError): a name that is absolute after its leading `/`, climbs (`..`),
- * holds a NUL or a backslash, or appears twice; links, devices and other special entries; a bad
- * checksum or a truncated archive.
+ * The regular files of a gzip-compressed tar archive, within `limits`: decompressed off the main
+ * thread and read as the bytes come, so that reading stops at the first limit broken (bytes once
+ * decompressed, files, headers of any type, PAX and long-name records). Refused (BundleError): a
+ * name that is absolute after its leading `/`, climbs (`..`), holds a NUL or a backslash, or
+ * appears twice; links, devices and other special entries; a bad checksum or a truncated archive.
+ * Each file is a buffer of its own.
  */
-export async function readTarGz(bytes: Uint8Array, limits: TarLimits): Promise<Map<string, Buffer>> {
-  let tar: Buffer;
-  try {
-    tar = await gunzipAsync(bytes, { maxOutputLength: limits.maxBytes });
-  } catch (error) {
-    const tooLarge = (error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE';
-    throw new BundleError('ERR_SVCGATE_BUNDLE_ARCHIVE', tooLarge ? `the bundle is larger than ${limits.maxBytes} bytes once decompressed` : 'the bundle is not a gzip archive');
-  }
-  const files = new Map<string, Buffer>();
-  let longName: string | undefined;
-  for (let offset = 0; ; ) {
-    if (offset + BLOCK > tar.length) throw new BundleError('ERR_SVCGATE_BUNDLE_ARCHIVE', 'the tar archive is truncated');
-    const block = tar.subarray(offset, offset + BLOCK);
-    if (block.every((byte) => byte === 0)) return files;
-    checkSum(block);
-    const size = octal(block.subarray(124, 136));
-    const type = String.fromCharCode(block[156]!);
-    const start = offset + BLOCK;
-    if (start + size > tar.length) throw new BundleError('ERR_SVCGATE_BUNDLE_ARCHIVE', 'the tar archive is truncated');
-    const content = tar.subarray(start, start + size);
-    offset = start + Math.ceil(size / BLOCK) * BLOCK;
-
-    if (type === 'x') {
-      longName = paxPath(content) ?? longName;
-      continue;
-    }
-    if (type === 'L') {
-      longName = text(content);
-      continue;
-    }
-    if (type === 'g' || type === '5') continue;
-    if (type !== '0' && type !== '\0') throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the archive holds a special entry (type ${JSON.stringify(type)}); a bundle holds regular files only`);
-    const name = safeName(longName ?? ustarName(block));
-    longName = undefined;
-    if (files.has(name)) throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the archive holds ${name} twice`);
-    if (files.size >= limits.maxFiles) throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the archive holds more than ${limits.maxFiles} files`);
-    files.set(name, content);
-  }
-}
-
-function checkSum(block: Buffer): void {
-  let sum = 0;
-  for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 32 : block[i]!;
-  if (sum !== octal(block.subarray(148, 156))) throw new BundleError('ERR_SVCGATE_BUNDLE_ARCHIVE', 'a tar header has a wrong checksum');
-}
-
-function octal(field: Buffer): number {
-  const digits = text(field).trim();
-  if (!/^[0-7]{1,12}$/.test(digits)) throw new BundleError('ERR_SVCGATE_BUNDLE_ARCHIVE', 'a tar header has a malformed number');
-  return Number.parseInt(digits, 8);
-}
-
-function text(field: Buffer): string {
-  const end = field.indexOf(0);
-  return field.subarray(0, end === -1 ? field.length : end).toString('utf8');
-}
-
-function ustarName(block: Buffer): string {
-  const name = text(block.subarray(0, 100));
-  const prefix = block.subarray(257, 263).toString('latin1') === 'ustar\0' ? text(block.subarray(345, 500)) : '';
-  return prefix === '' ? name : `${prefix}/${name}`;
-}
-
-/** The `path` record of a PAX extended header: `<length> path=<value>\n`. */
-function paxPath(content: Buffer): string | undefined {
-  for (const record of content.toString('utf8').split('\n')) {
-    const match = /^\d+ path=(.*)$/s.exec(record);
-    if (match) return match[1];
-  }
-  return undefined;
-}
-
-function safeName(raw: string): string {
-  const name = raw.replace(/^(\.?\/)+/, '');
-  const segments = name.split('/');
-  if (name === '' || raw.includes('\0') || raw.includes('\\') || segments.some((segment) => segment === '' || segment === '.' || segment === '..')) {
-    throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the archive holds a file named ${JSON.stringify(raw)}, which is not a plain relative path`);
-  }
-  return name;
+export function readTarGz(bytes: Uint8Array, limits: TarLimits): Promise<Map<string, Buffer>> {
+  const parser = new TarParser({
+    maxBytes: limits.maxBytes,
+    maxFiles: limits.maxFiles,
+    maxEntries: limits.maxEntries ?? BUNDLE_LIMITS.maxEntries,
+    maxRecordBytes: limits.maxRecordBytes ?? BUNDLE_LIMITS.maxRecordBytes,
+  });
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const inflater = createGunzip({ chunkSize: 64 * 1024 });
+    const settle = (error: unknown, files?: Map<string, Buffer>) => {
+      if (settled) return;
+      settled = true;
+      if (error === undefined) resolve(files!);
+      else {
+        inflater.destroy();
+        reject(error);
+      }
+    };
+    inflater.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      try {
+        parser.write(chunk);
+      } catch (error) {
+        settle(error);
+      }
+    });
+    inflater.on('error', () => settle(new BundleError('ERR_SVCGATE_BUNDLE_ARCHIVE', 'the bundle is not a gzip archive')));
+    inflater.on('end', () => {
+      try {
+        settle(undefined, parser.finish());
+      } catch (error) {
+        settle(error);
+      }
+    });
+    inflater.end(bytes);
+  });
 }

@@ -1,0 +1,29 @@
+/**
+ * What a bundle may cost before its signature is checked (SPEC 9.1). Until then its bytes are an
+ * attacker's as much as the signer's, so every step is bounded here, in bytes, entries or depth,
+ * and each step reads its input once, front to back.
+ */
+export const BUNDLE_LIMITS = {
+  /** Bytes of the tar archive once decompressed (the 1,000 roles x 1,000 paths ACL is 1.3 MiB of JSON). */
+  maxInflatedBytes: 256 * 1024 * 1024,
+  /** Regular files in the archive. */
+  maxFiles: 1000,
+  /**
+   * Tar headers of any type: files, folders, PAX and GNU long-name records, anything. Counted so
+   * that entries which are not files (and are not signed) cannot make the archive a long loop.
+   */
+  maxEntries: 10_000,
+  /**
+   * The body of one PAX extended header (`x`, `g`) or GNU long-name record (`L`, `K`). Real tools
+   * write a path of at most PATH_MAX (4 KiB) and a few timestamps there.
+   */
+  maxRecordBytes: 8 * 1024,
+  /** `.manifest` and `.signatures.json`, each: both are parsed whole, so they are checked for size first. */
+  maxControlFileBytes: 64 * 1024,
+  /**
+   * A JSON file (data.json, .manifest) whose bytes do not hash to its signed digest is compared in
+   * OPA's canonical form only up to this size; beyond it, it is refused without being parsed.
+   * `svcgate bundle` writes the canonical form itself, so its files match by their bytes.
+   */
+  maxCanonicalBytes: 8 * 1024 * 1024,
+} as const;
