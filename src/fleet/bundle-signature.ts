@@ -2,7 +2,8 @@ import { createPrivateKey, createPublicKey, createSecretKey, KeyObject, X509Cert
 import { CompactSign, compactVerify } from 'jose';
 import { ConfigError } from '../policy/compile/config-error';
 import { BundleError } from './bundle-error';
-import { fileHash, fileMatches, FILE_HASHES } from './bundle-hash';
+import { BUNDLE_LIMITS } from './bundle-limits';
+import { checkFile, fileHash, FILE_HASHES } from './bundle-hash';
 
 /** The JWS algorithms OPA signs bundles with; RS256 is OPA's default. */
 export const SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'HS256', 'HS384', 'HS512'] as const;
@@ -58,7 +59,8 @@ export function verificationKey(verification: BundleVerification, file: string, 
 /** The contents of `.signatures.json` for `files` (every file of the bundle but that one). */
 export async function signFiles(files: ReadonlyMap<string, Uint8Array>, signing: BundleSigning): Promise<string> {
   const key = signing.algorithm.startsWith('HS') ? secretKey(signing.key) : privateKey(signing.key);
-  const listed: SignedFile[] = [...files].map(([name, bytes]) => ({ name, hash: fileHash(name, bytes, 'SHA-256'), algorithm: 'SHA-256' }));
+  const listed: SignedFile[] = [];
+  for (const [name, bytes] of files) listed.push({ name, hash: await fileHash(name, bytes, 'SHA-256'), algorithm: 'SHA-256' });
   const payload: Record<string, unknown> = { files: listed };
   if (signing.keyId !== undefined) payload.keyid = signing.keyId;
   if (signing.scope !== undefined) payload.scope = signing.scope;
@@ -87,7 +89,7 @@ export async function verifyFiles(signatures: Uint8Array, files: ReadonlyMap<str
     throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `the bundle is signed with the key ${JSON.stringify(named)}, not ${JSON.stringify(verification.keyId)}`);
   }
   if ((claims.scope ?? '') !== verification.scope) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', 'the bundle signature has another scope than the configured one');
-  checkFileList(claims.files, files);
+  await checkFileList(claims.files, files);
 }
 
 function readSignatures(bytes: Uint8Array): string[] {
@@ -114,19 +116,26 @@ function readPayload(payload: Uint8Array): { files: unknown; keyid?: unknown; sc
   throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', 'the bundle signature payload is not a JSON object');
 }
 
-function checkFileList(listed: unknown, files: ReadonlyMap<string, Uint8Array>): void {
+/** Every file against the signed list: every name first (no digest is taken of a bundle whose list is wrong), then one digest per file, of its bytes first (see checkFile). */
+async function checkFileList(listed: unknown, files: ReadonlyMap<string, Uint8Array>): Promise<void> {
   if (!Array.isArray(listed)) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', 'the bundle signature lists no files');
   const unsigned = new Set(files.keys());
+  const signed: SignedFile[] = [];
   for (const entry of listed as Partial<SignedFile>[]) {
     const name = typeof entry?.name === 'string' ? entry.name.replace(/^\/+/, '') : undefined;
     if (name === undefined || typeof entry.hash !== 'string' || typeof entry.algorithm !== 'string') throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', 'the bundle signature lists a malformed file entry');
-    if (!Object.hasOwn(FILE_HASHES, entry.algorithm)) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `${name} is hashed with ${entry.algorithm}; svcgate accepts ${Object.keys(FILE_HASHES).join(', ')}`);
-    const bytes = files.get(name);
-    if (bytes === undefined || !unsigned.has(name)) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `the signature lists ${name}, which the bundle does not hold (or lists it twice)`);
-    if (!fileMatches(name, bytes, entry.algorithm, entry.hash)) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `${name} does not match its signed hash: the bundle was altered`);
-    unsigned.delete(name);
+    if (!Object.hasOwn(FILE_HASHES, entry.algorithm)) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `${JSON.stringify(name)} is hashed with ${JSON.stringify(entry.algorithm)}; svcgate accepts ${Object.keys(FILE_HASHES).join(', ')}`);
+    if (!unsigned.delete(name)) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `the signature lists ${JSON.stringify(name)}, which the bundle does not hold (or lists it twice)`);
+    signed.push({ name, hash: entry.hash, algorithm: entry.algorithm });
   }
-  if (unsigned.size > 0) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `the bundle holds files its signature does not list: ${[...unsigned].join(', ')}`);
+  if (unsigned.size > 0) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `the bundle holds files its signature does not list: ${[...unsigned].map((name) => JSON.stringify(name)).join(', ')}`);
+  for (const { name, hash, algorithm } of signed) {
+    const check = await checkFile(name, files.get(name)!, algorithm, hash);
+    if (check === 'too-large') {
+      throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `${JSON.stringify(name)} does not match its signed hash: the bundle was altered (its bytes differ from the signed ones, and it is larger than the ${BUNDLE_LIMITS.maxCanonicalBytes} bytes compared in canonical form)`);
+    }
+    if (check === 'differs') throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `${JSON.stringify(name)} does not match its signed hash: the bundle was altered`);
+  }
 }
 
 function secretKey(key: string | Uint8Array | KeyObject): KeyObject {
