@@ -1,6 +1,6 @@
 import type { DataDocument } from '../policy/compile/data-document';
-import { canonicalJson } from './bundle-hash';
 import { BundleError } from './bundle-error';
+import { BUNDLE_LIMITS } from './bundle-limits';
 import { WASM_ENTRYPOINT } from './bundle-writer';
 import { verifyFiles, type VerificationKey } from './bundle-signature';
 import { checkDataDocument } from './data-document-schema';
@@ -9,7 +9,7 @@ import { readTarGz } from './tar-gz';
 export interface ReadBundleOptions {
   /** With it, only a bundle signed with this key is read; without it, a signed bundle is refused, as OPA refuses one. */
   verification?: VerificationKey;
-  /** Bytes once decompressed; default 256 MiB (the 1,000 x 1,000 example ACL is 23 MiB of JSON). */
+  /** Bytes once decompressed; default 256 MiB (BUNDLE_LIMITS.maxInflatedBytes). */
   maxBytes?: number;
 }
 
@@ -23,7 +23,8 @@ export interface Bundle {
   signed: boolean;
 }
 
-const MAX_FILES = 1000;
+/** The files parsed whole before the signature is checked, with the code their refusal carries. */
+const CONTROL_FILES: Readonly<Record<string, string>> = { '.manifest': 'ERR_SVCGATE_BUNDLE_MANIFEST', '.signatures.json': 'ERR_SVCGATE_BUNDLE_SIGNATURE' };
 
 /**
  * Reads, verifies and checks a bundle: the archive within limits, the signature over every file,
@@ -31,7 +32,11 @@ const MAX_FILES = 1000;
  * Throws BundleError, whose message says what to fix, on anything else.
  */
 export async function readBundle(bytes: Uint8Array, options: ReadBundleOptions = {}): Promise<Bundle> {
-  const files = await readTarGz(bytes, { maxBytes: options.maxBytes ?? 256 * 1024 * 1024, maxFiles: MAX_FILES });
+  const files = await readTarGz(bytes, { maxBytes: options.maxBytes ?? BUNDLE_LIMITS.maxInflatedBytes, maxFiles: BUNDLE_LIMITS.maxFiles });
+  for (const [name, code] of Object.entries(CONTROL_FILES)) {
+    const size = files.get(name)?.byteLength ?? 0;
+    if (size > BUNDLE_LIMITS.maxControlFileBytes) throw new BundleError(code, `${name} is ${size} bytes; at most ${BUNDLE_LIMITS.maxControlFileBytes} are read`);
+  }
   const signatures = files.get('.signatures.json');
   files.delete('.signatures.json');
   if (options.verification !== undefined) {
@@ -41,7 +46,7 @@ export async function readBundle(bytes: Uint8Array, options: ReadBundleOptions =
     throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', 'the bundle is signed but no verification key is configured; give verification: { key } to check it');
   }
   for (const name of files.keys()) {
-    if (!knownFile(name)) throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the bundle holds ${name}; svcgate reads .manifest, data.json, policy.wasm and .rego files only`);
+    if (!knownFile(name)) throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the bundle holds ${JSON.stringify(name)}; svcgate reads .manifest, data.json, policy.wasm and .rego files only`);
   }
   return {
     manifest: readManifest(files.get('.manifest')),
@@ -66,13 +71,32 @@ function readManifest(bytes: Buffer | undefined): Bundle['manifest'] {
     throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', '.manifest must hold { "revision": "<string>", "roots": ["<path>", ...] }');
   }
   if (!roots.some((root) => root === '' || root === 'svcgate' || root === 'svcgate/acl')) {
-    throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', `the manifest's roots ${JSON.stringify(roots)} do not hold svcgate; the data must be under data.svcgate.acl`);
+    throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', `the manifest's roots ${shown(roots)} do not hold svcgate; the data must be under data.svcgate.acl`);
   }
   const wasm = manifest?.metadata?.svcgate?.wasm;
-  if (wasm !== undefined && canonicalJson(wasm) !== canonicalJson(WASM_ENTRYPOINT)) {
-    throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', `the manifest names the Wasm entrypoint ${JSON.stringify(wasm)}; svcgate's policy.wasm answers ${JSON.stringify(WASM_ENTRYPOINT)}`);
+  if (wasm !== undefined && !isWasmEntrypoint(wasm)) {
+    throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', `the manifest names the Wasm entrypoint ${shown(wasm)}; svcgate's policy.wasm answers ${JSON.stringify(WASM_ENTRYPOINT)}`);
   }
   return { revision, roots: roots as string[] };
+}
+
+/** A value from the bundle in a message: JSON, cut short, and never a stack overflow. */
+function shown(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    return '(a value nested too deep to show)';
+  }
+  return text.length > 200 ? `${text.slice(0, 200)}...` : text;
+}
+
+/** Compared field by field, not by serialising `value`, which could be nested deep enough to overflow the stack. */
+function isWasmEntrypoint(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  const entry = value as Record<string, unknown>;
+  return keys.length === 2 && entry.entrypoint === WASM_ENTRYPOINT.entrypoint && entry.module === WASM_ENTRYPOINT.module;
 }
 
 /** Each data.json sits at its folder's path in `data` (OPA's layout); svcgate's document is `data.svcgate.acl`. */
@@ -97,6 +121,6 @@ function parseJson(bytes: Buffer, name: string): unknown {
   try {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch {
-    throw new BundleError('ERR_SVCGATE_BUNDLE_DATA', `${name} is not UTF-8 JSON`);
+    throw new BundleError('ERR_SVCGATE_BUNDLE_DATA', `${JSON.stringify(name)} is not UTF-8 JSON`);
   }
 }
