@@ -2,15 +2,17 @@ import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { BundleError, readBundle, verificationKey, writeBundle, type SigningAlgorithm } from '../../src/fleet';
+import { readBundle, verificationKey, writeBundle, type SigningAlgorithm } from '../../src/fleet';
 import { compareUtf8 } from '../../src/fleet/bundle-hash';
 import { readTarGz, writeTarGz } from '../../src/fleet/tar-gz';
 import { ConfigError } from '../../src/policy';
 import { policyWasmPath } from '../../src/policy/evaluate/policy-wasm-path';
+import { refusal } from '../helpers/bundle-refusal';
 import { exampleBundle, exampleData } from '../helpers/bundles';
 import { OPA, opaDecision, startOpa } from '../helpers/opa-server';
+import { tarEntry } from '../helpers/tar-entries';
 
 const ROOT = join(__dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'svcgate-bundle-format-'));
@@ -37,29 +39,18 @@ async function tamper(bundle: Buffer, change: (files: Map<string, Buffer>) => vo
   return writeTarGz([...files].map(([name, bytes]) => ({ name, bytes })));
 }
 
-async function refusal(promise: Promise<unknown>): Promise<BundleError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(BundleError);
-  return error as BundleError;
-}
-
-/** A ustar header for `name` with `type`, checksummed, as another tar writer could produce. */
-function rawEntry(name: string, type: string, content = Buffer.alloc(0)): Buffer {
-  const header = Buffer.alloc(512);
-  header.write(name, 0, 'utf8');
-  header.write('0000644\0', 100);
-  header.write(`${content.length.toString(8).padStart(11, '0')}\0`, 124);
-  header.write('        ', 148);
-  header.write(type, 156);
-  header.write('ustar\x0000', 257, 'latin1');
-  let sum = 0;
-  for (const byte of header) sum += byte;
-  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-  const padding = Buffer.alloc((512 - (content.length % 512)) % 512);
-  return Buffer.concat([header, content, padding]);
+/** `opa build` of a folder of `files`, signed with the ES256 key: a bundle as OPA's own tools build and sign it. */
+function opaBuild(name: string, files: Record<string, string | Buffer>, revision: string): Buffer {
+  const source = join(dir, name);
+  for (const [file, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(source, file)), { recursive: true });
+    writeFileSync(join(source, file), content);
+  }
+  const key = join(dir, `${name}-signing.pem`);
+  writeFileSync(key, KEYS.ES256.signing);
+  const out = join(dir, `${name}.tar.gz`);
+  execFileSync(OPA, ['build', '-b', source, '-o', out, '--revision', revision, '--signing-key', key, '--signing-alg', 'ES256']);
+  return readFileSync(out);
 }
 
 describe('writeBundle and readBundle', () => {
@@ -93,11 +84,11 @@ describe('writeBundle and readBundle', () => {
       document.svcgate.acl.roles.intruder = { extends: ['admin'] };
       files.set('data.json', Buffer.from(JSON.stringify(document)));
     });
-    expect((await refusal(readBundle(altered, options))).message).toMatch(/data.json does not match its signed hash/);
+    expect((await refusal(readBundle(altered, options))).message).toMatch(/"data.json" does not match its signed hash/);
     const added = await tamper(signed, (files) => files.set('extra/data.json', Buffer.from('{}')));
-    expect((await refusal(readBundle(added, options))).message).toMatch(/holds files its signature does not list: extra\/data.json/);
+    expect((await refusal(readBundle(added, options))).message).toMatch(/holds files its signature does not list: "extra\/data.json"/);
     const removed = await tamper(signed, (files) => files.delete('policies/authz.rego'));
-    expect((await refusal(readBundle(removed, options))).message).toMatch(/lists policies\/authz.rego, which the bundle does not hold/);
+    expect((await refusal(readBundle(removed, options))).message).toMatch(/lists "policies\/authz.rego", which the bundle does not hold/);
     const unsigned = await tamper(signed, (files) => files.delete('.signatures.json'));
     expect((await refusal(readBundle(unsigned, options))).code).toBe('ERR_SVCGATE_BUNDLE_SIGNATURE');
     const otherKey = { HS256: () => 'another-secret-that-is-32-bytes-long', RS256: () => pem(generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey, 'spki'), ES256: () => pem(generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey, 'spki') }[algorithm]();
@@ -131,12 +122,12 @@ describe('writeBundle and readBundle', () => {
     expect((await refusal(readBundle(bomb, { maxBytes: 1024 * 1024 }))).message).toMatch(/larger than 1048576 bytes once decompressed/);
     expect((await refusal(readBundle(Buffer.from('not gzip')))).code).toBe('ERR_SVCGATE_BUNDLE_ARCHIVE');
     const end = Buffer.alloc(1024);
-    expect((await refusal(readBundle(gzipSync(Buffer.concat([rawEntry('../etc/data.json', '0', Buffer.from('{}')), end]))))).message).toMatch(/not a plain relative path/);
-    expect((await refusal(readBundle(gzipSync(Buffer.concat([rawEntry('data.json', '2'), end]))))).message).toMatch(/special entry/);
-    expect((await refusal(readBundle(gzipSync(Buffer.concat([rawEntry('a.rego', '0'), rawEntry('/a.rego', '0'), end]))))).message).toMatch(/holds a.rego twice/);
-    const truncated = Buffer.concat([rawEntry('a.rego', '0', Buffer.alloc(2000))]).subarray(0, 1024);
+    expect((await refusal(readBundle(gzipSync(Buffer.concat([tarEntry('../etc/data.json', '0', Buffer.from('{}')), end]))))).message).toMatch(/not a plain relative path/);
+    expect((await refusal(readBundle(gzipSync(Buffer.concat([tarEntry('data.json', '2'), end]))))).message).toMatch(/special entry/);
+    expect((await refusal(readBundle(gzipSync(Buffer.concat([tarEntry('a.rego', '0'), tarEntry('/a.rego', '0'), end]))))).message).toMatch(/holds "a.rego" twice/);
+    const truncated = Buffer.concat([tarEntry('a.rego', '0', Buffer.alloc(2000))]).subarray(0, 1024);
     expect((await refusal(readBundle(gzipSync(truncated)))).message).toMatch(/truncated/);
-    const badSum = rawEntry('a.rego', '0');
+    const badSum = tarEntry('a.rego', '0');
     badSum[0] = 'b'.charCodeAt(0);
     expect((await refusal(readBundle(gzipSync(Buffer.concat([badSum, end]))))).message).toMatch(/checksum/);
   });
@@ -173,7 +164,7 @@ describe('writeBundle and readBundle', () => {
     const dashCell = await withTable((acl) => (acl.grant_sets['-'] = { any: ['*'] }));
     expect((await refusal(readBundle(dashCell))).message).toMatch(/at grant_sets\.-, a cell must be 1 characters \(grant_width\), none of them -/);
     const foreign = await tamper(await exampleBundle({ revision: 'x' }), (files) => files.set('run.sh', Buffer.from('#!/bin/sh')));
-    expect((await refusal(readBundle(foreign))).message).toMatch(/holds run.sh/);
+    expect((await refusal(readBundle(foreign))).message).toMatch(/holds "run.sh"/);
     const roots = await tamper(await exampleBundle({ revision: 'x' }), (files) => files.set('.manifest', Buffer.from('{"revision":"x","roots":["other"]}')));
     expect((await refusal(readBundle(roots))).code).toBe('ERR_SVCGATE_BUNDLE_MANIFEST');
     const entrypoint = await tamper(await exampleBundle({ revision: 'x' }), (files) => {
@@ -193,18 +184,22 @@ describe('writeBundle and readBundle', () => {
 
 describe('interoperability with the real opa', () => {
   test('a bundle built and signed by `opa build` is read and verified', async () => {
-    const source = join(dir, 'opa-build');
-    mkdirSync(join(source, 'svcgate/acl'), { recursive: true });
-    writeFileSync(join(source, 'svcgate/acl/data.json'), JSON.stringify(exampleData(), null, 2));
-    writeFileSync(join(source, 'authz.rego'), readFileSync(join(ROOT, 'policies/authz.rego')));
-    const key = join(dir, 'opa-signing.pem');
-    writeFileSync(key, KEYS.ES256.signing);
-    const out = join(dir, 'opa-built.tar.gz');
-    execFileSync(OPA, ['build', '-b', source, '-o', out, '--revision', 'built-by-opa', '--signing-key', key, '--signing-alg', 'ES256']);
-    const bundle = await readBundle(readFileSync(out), verifier('ES256', KEYS.ES256.verifying));
+    const built = opaBuild('opa-build', { 'svcgate/acl/data.json': JSON.stringify(exampleData(), null, 2), 'authz.rego': readFileSync(join(ROOT, 'policies/authz.rego')) }, 'built-by-opa');
+    const bundle = await readBundle(built, verifier('ES256', KEYS.ES256.verifying));
     expect(bundle.manifest.revision).toBe('built-by-opa');
     expect(bundle.data).toEqual(exampleData());
     expect(bundle.wasm).toBeUndefined();
+  });
+
+  test('a bundle `opa build` signed verifies when its data holds numbers as written, HTML characters and other escapes', async () => {
+    // OPA writes `<` as \u003c and keeps 2.50 and 1e3 as written, and hashes numbers as written
+    // (json.Number): its data.json is not in the canonical form byte for byte, and the canonical
+    // form must keep the numbers' text.
+    const other = '{"price": 2.50, "big": 1e3, "exp": 1E+2, "neg": -0, "huge": 12345678901234567890, "html": "<a href=\\"x\\">&amp;</a>", "line": "\\u2028", "ctl": "\\u0001\\t", "\\u00e9": 1, "\\ud83d\\ude00": 2, "\\uff01": 3, "dup": 1, "dup": 2}';
+    const built = opaBuild('opa-build-escapes', { 'svcgate/acl/data.json': JSON.stringify(exampleData(), null, 2), 'other/data.json': other }, 'escapes');
+    const bundle = await readBundle(built, verifier('ES256', KEYS.ES256.verifying));
+    expect(bundle.manifest.revision).toBe('escapes');
+    expect(bundle.data).toEqual(exampleData());
   });
 
   test.each(['HS256', 'RS256', 'ES256'] as const)('opa run --bundle --verification-key loads a bundle svcgate signed with %s, and refuses it altered', async (algorithm) => {
