@@ -1,8 +1,8 @@
-/** A URL may carry a user and password; messages, warnings and status objects never show them. */
+/**
+ * A URL as messages, warnings, status objects and health answers show it: scheme, host and path
+ * only. Credentials travel in the other parts: a user and password, a presigned object-store
+ * query (S3's `X-Amz-Signature`, an Azure SAS `sig`), a `?token=`, or a fragment.
+ */
 export function shownUrl(url: URL): string {
-  if (url.username === '' && url.password === '') return url.href;
-  const copy = new URL(url.href);
-  copy.username = '';
-  copy.password = '';
-  return copy.href;
+  return `${url.protocol}//${url.host}${url.pathname}`;
 }
