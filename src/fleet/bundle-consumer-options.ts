@@ -14,6 +14,12 @@ export interface BundleConsumerOptions {
   polling?: { minDelaySeconds?: number; maxDelaySeconds?: number };
   /** With it, only bundles signed with this key (OPA's .signatures.json) are activated. */
   verification?: BundleVerification;
+  /**
+   * Activates a bundle built before the active one (by its signed build time). Default false: such a
+   * bundle, served again by mistake or by whoever can write to the bucket, would bring back
+   * permissions revoked since, and is refused with ERR_SVCGATE_BUNDLE_ROLLBACK.
+   */
+  allowRollback?: boolean;
   /** A folder where the last good bundle is kept, so that a restart without the server boots from it. */
   persistDir?: string;
   /** When no check of the server has succeeded for this long, guarded requests get 503 (fail closed). Default: no limit. */
@@ -34,6 +40,7 @@ export interface ConsumerSettings {
   headers: Record<string, string>;
   polling: { minDelaySeconds: number; maxDelaySeconds: number };
   verification: VerificationKey | undefined;
+  allowRollback: boolean;
   persistDir: string | undefined;
   maxAgeSeconds: number | undefined;
   timeoutMs: number;
@@ -68,6 +75,7 @@ const schema = z
       .object({ key: z.custom<BundleVerification['key']>((value) => value !== undefined && value !== null, { error: 'verification.key is required' }), algorithm: z.string().optional(), keyId: z.string().optional(), scope: z.string().optional() })
       .strict()
       .optional(),
+    allowRollback: z.boolean({ error: 'allowRollback must be true or false' }).default(false),
     persistDir: z.string().min(1).optional(),
     maxAgeSeconds: seconds('maxAgeSeconds').optional(),
     timeoutMs: z.number().int().positive().max(2 ** 31 - 1).default(30_000),

@@ -3,17 +3,20 @@ import { ConfigError } from '../policy/compile/config-error';
 import type { DataDocument } from '../policy/compile/data-document';
 import type { DecisionSource, ExpectedApi, PolicySource } from '../policy/evaluate/decision-source';
 import { Evaluator, unavailable, type Decision, type PolicyInput } from '../policy/evaluate/evaluator';
-import { readBundle } from './bundle-reader';
-import { bundleConsumerOptions, type BundleConsumerOptions, type ConsumerSettings } from './bundle-consumer-options';
+import { keepProcessAliveUntil } from '../net/keep-process-alive';
 import { shownUrl } from '../net/shown-url';
+import { bundleBuiltAt } from './bundle-build-time';
+import { bundleConsumerOptions, type BundleConsumerOptions, type ConsumerSettings } from './bundle-consumer-options';
+import { readBundle } from './bundle-reader';
+import { iso, refuseRollback, type BundleBuild } from './bundle-rollback';
 import { fetchBundle } from './fetch-bundle';
 import { operationDifferences } from './operation-differences';
-import { persistedBundle, persistBundle, persistCheck } from './persisted-bundle';
+import { bundleDigest, persistedBundle, persistBundle, persistCheck, type PersistedCheck } from './persisted-bundle';
 
 /** What a consumer reports: its status object, `onUpdate` events and the health handler's body. */
 export interface BundleStatus {
   name: string;
-  /** The bundle URL, without credentials. */
+  /** The bundle URL, without credentials: no user, password, query or fragment. */
   url: string;
   /** True when a bundle is active and, with `maxAgeSeconds`, checked recently enough: guarded requests are decided. */
   ready: boolean;
@@ -21,28 +24,48 @@ export interface BundleStatus {
   revision: string | null;
   /** The revision of the active data document (decision logs carry it too). */
   dataRevision: string | null;
+  /** The active bundle's build time (ISO 8601, from its signed manifest); null without one. */
+  builtAt: string | null;
   /** Where the active bundle came from: the server, or the persisted copy at start-up. */
   activatedFrom: 'server' | 'persisted' | null;
-  /** ISO 8601 times: the last request to the server, the last that answered 200 or 304, the last 200, the last activation. */
+  /**
+   * ISO 8601 times: the last request to the server; the last that found the active bundle current
+   * or activated a new one (a refused bundle is no successful request); the last 200; the last activation.
+   */
   lastRequest: string | null;
   lastSuccessfulRequest: string | null;
   lastSuccessfulDownload: string | null;
   lastSuccessfulActivation: string | null;
-  /** The last failure (download, verification, activation), cleared by the next success. */
+  /**
+   * The last failure (download, refusal, activation; else persisting), cleared by the next
+   * successful check. A refused bundle's error stays while the server keeps serving that bundle.
+   */
   lastError: { code: string; message: string; at: string } | null;
 }
 
 export type BundleEvent =
   | { type: 'activated'; status: BundleStatus }
   | { type: 'unchanged'; status: BundleStatus }
-  | { type: 'failed'; status: BundleStatus; error: { code: string; message: string } };
+  | { type: 'failed'; status: BundleStatus; error: { code: string; message: string } }
+  /** The persisted copy could not be written (or, at start-up, was not usable); what is active is unchanged. */
+  | { type: 'persist-failed'; status: BundleStatus; error: { code: string; message: string } };
 
-interface Active {
+interface Active extends BundleBuild {
   evaluator: Evaluator;
-  revision: string;
   data: DataDocument;
-  /** The bundle as downloaded, to tell a server without ETags sending it again from a new one. */
-  bytes: Buffer;
+  /** The SHA-256 of the bundle's bytes: a server without ETags sending it again is told from a new one by it. */
+  digest: string;
+  etag: string | undefined;
+}
+
+/** What one poll came to, reported once the persisted copy is written. */
+type Outcome = { type: 'activated' | 'unchanged' } | { type: 'failed'; error: { code: string; message: string } };
+
+/** A bundle refused for what it holds: not downloaded (its ETag is sent) nor read again until it changes. */
+interface Refused {
+  digest: string;
+  etag: string | undefined;
+  error: { code: string; message: string };
 }
 
 /**
@@ -53,17 +76,25 @@ interface Active {
  */
 export class BundleConsumer implements PolicySource, DecisionSource {
   private active: Active | undefined;
+  /** The bundle the server serves now, when it was refused. */
+  private refused: Refused | undefined;
+  /** The bundle activated last: a bundle built before it is a rollback. Kept when connect() drops the active one. */
+  private last: BundleBuild | undefined;
   private api: ExpectedApi | undefined;
   private timer: NodeJS.Timeout | undefined;
   private nextPollAt = 0;
   private closed = false;
-  private etag: string | undefined;
-  /** Milliseconds since the epoch of the last request answered 200 or 304 (or the persisted one's). */
+  /** Milliseconds since the epoch of the last request that found the active bundle current (or the persisted one's). */
   private checkedAt = 0;
+  /** The active bundle's bytes until they are on disk, kept only while persisting them fails. */
+  private unpersisted: Buffer | undefined;
+  /** The record last written beside the persisted bundle, so an unchanged one is not written again. */
+  private persistedRecord: string | undefined;
   private readonly settings: ConsumerSettings;
   private readonly state: BundleStatus;
   private readonly activated: Promise<void>;
   private resolveActivated!: () => void;
+  private rejectActivated!: (error: Error) => void;
 
   constructor(options: BundleConsumerOptions) {
     this.settings = bundleConsumerOptions(options);
@@ -73,6 +104,7 @@ export class BundleConsumer implements PolicySource, DecisionSource {
       ready: false,
       revision: null,
       dataRevision: null,
+      builtAt: null,
       activatedFrom: null,
       lastRequest: null,
       lastSuccessfulRequest: null,
@@ -80,14 +112,23 @@ export class BundleConsumer implements PolicySource, DecisionSource {
       lastSuccessfulActivation: null,
       lastError: null,
     };
-    this.activated = new Promise((resolve) => (this.resolveActivated = resolve));
+    this.activated = new Promise((resolve, reject) => {
+      this.resolveActivated = resolve;
+      this.rejectActivated = reject;
+    });
+    // Rejected only by close(); a process that never asked for ready() must not see that as unhandled.
+    this.activated.catch(() => undefined);
     // Started on the next turn, so that an adapter created in the same tick has connected first.
     setImmediate(() => void this.start());
   }
 
-  /** Resolves when a bundle has been activated for the first time (from the server or the persisted copy). */
+  /**
+   * Resolves when a bundle has been activated for the first time (from the server or the
+   * persisted copy); rejects when close() comes first. The process stays alive while it is
+   * pending (polls alone do not hold it), so `await consumer.ready()` waits for the bundle.
+   */
   ready(): Promise<void> {
-    return this.activated;
+    return keepProcessAliveUntil(this.activated);
   }
 
   status(): BundleStatus {
@@ -110,8 +151,10 @@ export class BundleConsumer implements PolicySource, DecisionSource {
     this.api = api;
     const differences = this.active ? operationDifferences(api, this.active.data) : [];
     if (differences.length > 0) {
-      // A persisted bundle of an older API must not decide the new one's routes.
+      // A persisted bundle of an older API must not decide the new one's routes, nor be the
+      // reference for rollbacks: this API's bundles were never built after it.
       this.active = undefined;
+      this.last = undefined;
       this.fail('ERR_SVCGATE_BUNDLE_OPERATIONS', `the active bundle does not match the served OpenAPI document: ${differences.join('; ')}`);
     }
     return this;
@@ -136,10 +179,12 @@ export class BundleConsumer implements PolicySource, DecisionSource {
     return this.active ? { [this.settings.name]: { revision: this.active.revision } } : undefined;
   }
 
-  /** Stops polling; the active bundle keeps deciding. */
+  /** Stops polling; the active bundle keeps deciding. A ready() still pending rejects (ERR_SVCGATE_BUNDLE_CLOSED). */
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
+    const last = this.state.lastError;
+    this.rejectActivated(new BundleConsumerClosedError(`the bundle consumer was closed before a bundle was activated${last ? `; the last error: ${last.message}` : ''}`));
   }
 
   private async start(): Promise<void> {
@@ -148,42 +193,98 @@ export class BundleConsumer implements PolicySource, DecisionSource {
   }
 
   private async bootFromPersisted(dir: string): Promise<void> {
+    let persisted: Awaited<ReturnType<typeof persistedBundle>>;
     try {
-      const persisted = await persistedBundle(dir, this.settings.name);
-      if (persisted === undefined || this.active !== undefined) return;
-      await this.activate(persisted.bytes, 'persisted');
-      this.etag = persisted.etag;
-      this.checkedAt = persisted.checkedAt;
-      this.emit({ type: 'activated', status: this.status() });
+      persisted = await persistedBundle(dir, this.settings.name, this.settings.maxBytes);
+    } catch (error) {
+      this.persistFailed(messageOf(error));
+      return;
+    }
+    if (persisted.found === 'none' || this.active !== undefined) return;
+    // Booting an old bundle under a newer bundle's ETag would keep it deciding for as long as the server answers 304.
+    if (persisted.found === 'unbound') {
+      this.persistFailed(`the persisted bundle was not used: ${persisted.reason}`);
+      return;
+    }
+    const { bytes, check } = persisted;
+    try {
+      await this.activate(bytes, check.digest, check.etag, 'persisted');
     } catch (error) {
       this.fail(codeOf(error), `the persisted bundle was not activated: ${messageOf(error)}`);
+      return;
     }
+    this.checkedAt = check.checkedAt;
+    this.persistedRecord = JSON.stringify(check);
+    this.emit({ type: 'activated', status: this.status() });
   }
 
   private async poll(): Promise<void> {
     if (this.closed) return;
     this.state.lastRequest = new Date().toISOString();
     try {
-      const response = await fetchBundle({ url: this.settings.url, etag: this.active ? this.etag : undefined, headers: this.settings.headers, timeoutMs: this.settings.timeoutMs, maxBytes: this.settings.maxBytes });
-      if (response.status !== 304) this.state.lastSuccessfulDownload = new Date().toISOString();
-      // A server without ETags sends the whole bundle again: the same bytes are not activated twice.
-      if (response.status === 304 || this.active?.bytes.equals(response.bytes)) {
-        if (response.status !== 304) this.etag = response.etag;
-        this.checked();
-        if (this.settings.persistDir !== undefined) await persistCheck(this.settings.persistDir, this.settings.name, { etag: this.etag, checkedAt: this.checkedAt });
-        this.emit({ type: 'unchanged', status: this.status() });
-      } else {
-        await this.activate(response.bytes, 'server');
-        this.etag = response.etag;
-        this.checked();
-        if (this.settings.persistDir !== undefined) await persistBundle(this.settings.persistDir, this.settings.name, response.bytes, { etag: response.etag, checkedAt: this.checkedAt });
-        this.emit({ type: 'activated', status: this.status() });
-      }
-    } catch (error) {
-      this.fail(codeOf(error), messageOf(error));
+      const outcome = await this.check();
+      // Persisted before the outcome is reported: after an `activated` event the copy on disk is that bundle's.
+      const persistError = await this.persist();
+      this.emit(outcome.type === 'failed' ? { ...outcome, status: this.status() } : { type: outcome.type, status: this.status() });
+      if (persistError !== undefined) this.persistFailed(persistError);
     } finally {
       this.schedule();
     }
+  }
+
+  /** One request to the server and what came of it; the state is updated, the event is left to poll(). */
+  private async check(): Promise<Outcome> {
+    try {
+      // The ETag of what the server served last: a refused bundle's too, so that it is answered 304, not sent again.
+      const etag = this.refused ? this.refused.etag : this.active?.etag;
+      const response = await fetchBundle({ url: this.settings.url, etag, headers: this.settings.headers, timeoutMs: this.settings.timeoutMs, maxBytes: this.settings.maxBytes });
+      if (response.status === 304) return this.refused ? this.stillRefused() : this.unchanged();
+      return await this.received(response.bytes, response.etag);
+    } catch (error) {
+      return this.failed(codeOf(error), messageOf(error));
+    }
+  }
+
+  private async received(bytes: Buffer, etag: string | undefined): Promise<Outcome> {
+    this.state.lastSuccessfulDownload = new Date().toISOString();
+    const digest = bundleDigest(bytes);
+    // A server without ETags (or one that changed them) sends the same bytes again: not read again.
+    if (this.active?.digest === digest) {
+      this.active.etag = etag;
+      return this.unchanged();
+    }
+    if (this.refused?.digest === digest) {
+      this.refused.etag = etag;
+      return this.stillRefused();
+    }
+    try {
+      await this.activate(bytes, digest, etag, 'server');
+    } catch (error) {
+      const refusal = { code: codeOf(error), message: messageOf(error) };
+      // A refusal is for what the bundle holds, the same at every read; any other failure is tried again.
+      if (refusal.code.startsWith('ERR_SVCGATE_BUNDLE_')) this.refused = { digest, etag, error: refusal };
+      return this.failed(refusal.code, refusal.message);
+    }
+    this.unpersisted = this.settings.persistDir === undefined ? undefined : bytes;
+    this.checked();
+    return { type: 'activated' };
+  }
+
+  /** The server still serves the active bundle: a successful check, which clears the last error. */
+  private unchanged(): Outcome {
+    this.refused = undefined;
+    this.checked();
+    this.state.lastError = null;
+    return { type: 'unchanged' };
+  }
+
+  /**
+   * The server still serves the refused bundle: the refusal stands, and it is no check of the
+   * active bundle (the server's current one is not it), so maxAgeSeconds keeps counting.
+   */
+  private stillRefused(): Outcome {
+    const { code, message } = this.refused!.error;
+    return this.failed(code, message);
   }
 
   private checked(): void {
@@ -191,19 +292,24 @@ export class BundleConsumer implements PolicySource, DecisionSource {
     this.state.lastSuccessfulRequest = new Date(this.checkedAt).toISOString();
   }
 
-  /** Verifies and reads the bundle, checks it against the API, builds its Wasm instance, then swaps it in. */
-  private async activate(bytes: Buffer, from: 'server' | 'persisted'): Promise<void> {
+  /** Verifies and reads the bundle, checks it against the API and the last build time, builds its Wasm instance, then swaps it in. */
+  private async activate(bytes: Buffer, digest: string, etag: string | undefined, from: 'server' | 'persisted'): Promise<void> {
     const bundle = await readBundle(bytes, { verification: this.settings.verification });
+    const build = { revision: bundle.manifest.revision, builtAt: bundleBuiltAt((bundle.manifest as { metadata?: unknown }).metadata) };
+    if (!this.settings.allowRollback) refuseRollback(build, this.last);
     if (this.api !== undefined) {
       const differences = operationDifferences(this.api, bundle.data);
       if (differences.length > 0) throw new BundleMismatchError(`the bundle does not match the served OpenAPI document: ${differences.join('; ')}`);
     }
     const evaluator = await Evaluator.create(bundle.data, { policy: bundle.wasm, decisionCacheSize: this.settings.decisionCacheSize });
     // One assignment: a request decides on the old instance or on the new one, never on a mix.
-    this.active = { evaluator, revision: bundle.manifest.revision, data: bundle.data, bytes };
+    this.active = { evaluator, ...build, data: bundle.data, digest, etag };
+    this.last = build;
+    this.refused = undefined;
     Object.assign(this.state, {
-      revision: bundle.manifest.revision,
+      revision: build.revision,
       dataRevision: bundle.data.revision,
+      builtAt: build.builtAt === undefined ? null : iso(build.builtAt),
       activatedFrom: from,
       lastSuccessfulActivation: new Date().toISOString(),
       lastError: null,
@@ -211,10 +317,48 @@ export class BundleConsumer implements PolicySource, DecisionSource {
     this.resolveActivated();
   }
 
-  private fail(code: string, message: string): void {
+  /**
+   * Writes the active bundle and its record when they changed (the bundle only while its bytes
+   * are not on disk, so a failed write is tried again at every poll). Never changes what is
+   * active; returns the failure's message, if any.
+   */
+  private async persist(): Promise<string | undefined> {
+    const dir = this.settings.persistDir;
+    const active = this.active;
+    if (dir === undefined || active === undefined) return undefined;
+    const check: PersistedCheck = { digest: active.digest, etag: active.etag, checkedAt: this.checkedAt };
+    const record = JSON.stringify(check);
+    if (this.unpersisted === undefined && record === this.persistedRecord) return undefined;
+    try {
+      if (this.unpersisted !== undefined) await persistBundle(dir, this.settings.name, this.unpersisted, check);
+      else await persistCheck(dir, this.settings.name, check);
+    } catch (error) {
+      this.persistedRecord = undefined;
+      return messageOf(error);
+    }
+    this.unpersisted = undefined;
+    this.persistedRecord = record;
+    return undefined;
+  }
+
+  /** Records the failure as the last error; the caller reports it. */
+  private failed(code: string, message: string): Outcome {
     const error = { code, message };
     this.state.lastError = { ...error, at: new Date().toISOString() };
-    this.emit({ type: 'failed', status: this.status(), error });
+    return { type: 'failed', error };
+  }
+
+  private fail(code: string, message: string): void {
+    const outcome = this.failed(code, message);
+    this.emit({ ...outcome, status: this.status() });
+  }
+
+  /** Its own event; in lastError only when the poll itself did not fail, whose error says more. */
+  private persistFailed(message: string): void {
+    const error = { code: PERSIST_CODE, message };
+    const last = this.state.lastError;
+    if (last === null || last.code === PERSIST_CODE) this.state.lastError = { ...error, at: new Date().toISOString() };
+    this.emit({ type: 'persist-failed', status: this.status(), error });
   }
 
   private schedule(): void {
@@ -247,6 +391,14 @@ export class BundleConsumer implements PolicySource, DecisionSource {
       process.emitWarning(`onUpdate threw: ${messageOf(error)}`, { code: 'SVCGATE_BUNDLE_ON_UPDATE' });
     }
   }
+}
+
+const PERSIST_CODE = 'ERR_SVCGATE_BUNDLE_PERSIST';
+
+/** ready() was pending when close() was called: no bundle will be activated. */
+export class BundleConsumerClosedError extends Error {
+  readonly code = 'ERR_SVCGATE_BUNDLE_CLOSED';
+  override readonly name = 'BundleConsumerClosedError';
 }
 
 /** A bundle whose operations are not those of the served OpenAPI document. */

@@ -1,5 +1,6 @@
 import type { DataDocument } from '../policy/compile/data-document';
 import { ENTRYPOINT } from '../policy/evaluate/evaluator';
+import { builtAtMetadata } from './bundle-build-time';
 import { canonicalJson } from './bundle-hash';
 import { signFiles, type BundleSigning } from './bundle-signature';
 import { writeTarGz } from './tar-gz';
@@ -12,6 +13,11 @@ export interface WriteBundleOptions {
   rego: Record<string, string>;
   /** The manifest's revision; default the data document's revision. */
   revision?: string;
+  /**
+   * The build time written into the manifest (`metadata.svcgate.builtAt`); default now. A
+   * consumer refuses a bundle built before its active one (see bundleConsumer's allowRollback).
+   */
+  builtAt?: Date;
   signing?: BundleSigning;
 }
 
@@ -26,16 +32,16 @@ export const BUNDLE_ROOTS = ['svcgate'];
 export const WASM_ENTRYPOINT = { entrypoint: ENTRYPOINT, module: '/policy.wasm' };
 
 /**
- * An OPA bundle that both OPA and svcgate's consumer activate: `.manifest`, `data.json`
- * (`{"svcgate":{"acl": <data document>}}`), the Rego source, `policy.wasm` and, when signing,
- * `.signatures.json`. OPA evaluates the Rego, svcgate the Wasm built from the same Rego (see
- * WASM_ENTRYPOINT).
+ * An OPA bundle that both OPA and svcgate's consumer activate: `.manifest` (with the build
+ * time), `data.json` (`{"svcgate":{"acl": <data document>}}`), the Rego source, `policy.wasm`
+ * and, when signing, `.signatures.json`. OPA evaluates the Rego, svcgate the Wasm built from
+ * the same Rego (see WASM_ENTRYPOINT).
  */
 export async function writeBundle(options: WriteBundleOptions): Promise<Buffer> {
   // Canonical, so that a reader checks the signed hash of data.json on its bytes (see fileMatches).
   const json = (value: unknown) => Buffer.from(canonicalJson(value), 'utf8');
   const files = new Map<string, Uint8Array>([
-    ['.manifest', json({ revision: options.revision ?? options.data.revision, roots: BUNDLE_ROOTS, metadata: { svcgate: { wasm: WASM_ENTRYPOINT } } })],
+    ['.manifest', json({ revision: options.revision ?? options.data.revision, roots: BUNDLE_ROOTS, metadata: { svcgate: { wasm: WASM_ENTRYPOINT, ...builtAtMetadata(options.builtAt ?? new Date()) } } })],
     ['data.json', json({ svcgate: { acl: options.data } })],
     ...Object.entries(options.rego).map(([name, source]): [string, Uint8Array] => [name, Buffer.from(source, 'utf8')]),
     ['policy.wasm', options.wasm],

@@ -4,7 +4,7 @@ import { BundleDownloadError } from './bundle-download-error';
 
 export interface BundleRequest {
   url: URL;
-  /** The ETag of the bundle active now: an unchanged bundle is answered 304 and not downloaded again. */
+  /** The ETag of the bundle the server sent last (the active one, or one refused): unchanged, it is answered 304 and not downloaded again. */
   etag?: string;
   headers: Record<string, string>;
   /** For the whole exchange: connecting, the answer's headers and its whole body. */

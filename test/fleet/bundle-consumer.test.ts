@@ -1,61 +1,20 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import express from 'express';
 import request from 'supertest';
 import { generateKeyPair, exportPKCS8, exportSPKI } from 'jose';
 import { bearerJwt, bearerJwtAcl } from '../../src/auth';
-import { bundleConsumer, writeBundle, type BundleConsumer, type BundleConsumerOptions, type BundleEvent } from '../../src/fleet';
+import { bundleConsumer, writeBundle, type BundleConsumer } from '../../src/fleet';
 import { compileAcl, ConfigError } from '../../src/policy';
 import { policyWasmPath } from '../../src/policy/evaluate/policy-wasm-path';
 import { SvcApi, SvcContainer, svcAcl, svcAclOpenApi } from '../../src/svc';
 import { startOasHost } from '../helpers/oas-host';
 import { BundleServer } from '../helpers/bundle-server';
-import { EXAMPLE_OPENAPI, exampleBundle, type Permissions } from '../helpers/bundles';
+import { EXAMPLE_OPENAPI, exampleBundle } from '../helpers/bundles';
+import { consumerFixture, withoutUserRead } from '../helpers/consumer-fixture';
 import { HS256, token } from '../helpers/tokens';
 
-const FAST = { minDelaySeconds: 0.05, maxDelaySeconds: 0.1 };
-/** v2 takes `read:own` on users away from the user role. */
-const withoutUserRead = (permissions: Permissions) => {
-  delete permissions.user!['/users/{userId}']!['read:own'];
-};
-
-let server: BundleServer;
-const consumers: BundleConsumer[] = [];
-const folders: string[] = [];
-
-beforeEach(async () => {
-  server = new BundleServer();
-  await server.start();
-});
-
-afterEach(async () => {
-  for (const consumer of consumers.splice(0)) consumer.close();
-  await server.dispose();
-  for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-type Waiter = <T extends BundleEvent['type']>(type: T) => Promise<Extract<BundleEvent, { type: T }>>;
-
-function consumer(options: Partial<BundleConsumerOptions> = {}): { policy: BundleConsumer; events: BundleEvent[]; next: Waiter } {
-  const events: BundleEvent[] = [];
-  const waiting: { type: BundleEvent['type']; resolve: (event: BundleEvent) => void }[] = [];
-  const policy = bundleConsumer({
-    url: server.url('bundle.tar.gz'),
-    polling: FAST,
-    ...options,
-    onUpdate: (event) => {
-      events.push(event);
-      for (const waiter of waiting.filter((candidate) => candidate.type === event.type)) {
-        waiting.splice(waiting.indexOf(waiter), 1);
-        waiter.resolve(event);
-      }
-    },
-  });
-  consumers.push(policy);
-  const next = ((type: BundleEvent['type']) => new Promise<BundleEvent>((resolve) => waiting.push({ type, resolve }))) as Waiter;
-  return { policy, events, next };
-}
+const fixture = consumerFixture();
+const { consumer } = fixture;
 
 function guardedApp(policy: BundleConsumer): express.Express {
   const app = express();
@@ -65,11 +24,7 @@ function guardedApp(policy: BundleConsumer): express.Express {
   return app;
 }
 
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'svcgate-persist-'));
-  folders.push(dir);
-  return dir;
-}
+const tempDir = () => fixture.tempDir();
 
 const userOwning1 = () => token({ role: 'user', userId: 1 });
 
@@ -93,7 +48,7 @@ describe('bundleConsumer', () => {
   test('activates a published bundle, answers 304 polls without downloading again, and switches to a new revision', async () => {
     const { policy, next } = consumer();
     const app = guardedApp(policy);
-    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1' }));
+    fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1' }));
     const activated = await next('activated');
     expect(activated.status).toMatchObject({ ready: true, revision: 'v1', activatedFrom: 'server', lastError: null });
     const user = await userOwning1();
@@ -101,10 +56,10 @@ describe('bundleConsumer', () => {
     expect((await request(app).get('/api/v1/users/2').set('Authorization', `Bearer ${user}`)).status).toBe(403);
 
     await next('unchanged');
-    expect(server.log.filter((line) => line === '304 /bundle.tar.gz').length).toBeGreaterThan(0);
-    expect(server.log.filter((line) => line === '200 /bundle.tar.gz')).toHaveLength(1);
+    expect(fixture.server.log.filter((line) => line === '304 /bundle.tar.gz').length).toBeGreaterThan(0);
+    expect(fixture.server.log.filter((line) => line === '200 /bundle.tar.gz')).toHaveLength(1);
 
-    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v2', edit: withoutUserRead }));
+    fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v2', edit: withoutUserRead }));
     expect((await next('activated')).status.revision).toBe('v2');
     expect((await request(app).get('/api/v1/users/1').set('Authorization', `Bearer ${user}`)).status).toBe(403);
     expect(policy.bundles).toEqual({ svcgate: { revision: 'v2' } });
@@ -132,9 +87,9 @@ describe('bundleConsumer', () => {
   test('keeps the last good bundle when the server goes away, and says why in the status', async () => {
     const { policy, next } = consumer();
     const app = guardedApp(policy);
-    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1' }));
+    fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1' }));
     await next('activated');
-    await server.stop();
+    await fixture.server.stop();
     const failed = await next('failed');
     expect(failed.status).toMatchObject({ ready: true, revision: 'v1' });
     expect(failed.error.message).toMatch(/cannot be reached \(ECONNREFUSED\)/);
@@ -148,14 +103,14 @@ describe('bundleConsumer', () => {
     const { policy, next } = consumer({ verification: { key: await exportSPKI(publicKey), algorithm: 'RS256' } });
     const app = guardedApp(policy);
 
-    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'unsigned' }));
+    fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision: 'unsigned' }));
     expect((await next('failed')).status.revision).toBeNull();
     expect((await request(app).get('/api/v1/users/1').set('Authorization', `Bearer ${await userOwning1()}`)).status).toBe(503);
 
-    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1', signing }));
+    fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1', signing }));
     expect((await next('activated')).status.revision).toBe('v1');
 
-    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'forged', edit: withoutUserRead, signing: { key: await exportPKCS8(other.privateKey), algorithm: 'RS256' } }));
+    fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision: 'forged', edit: withoutUserRead, signing: { key: await exportPKCS8(other.privateKey), algorithm: 'RS256' } }));
     const refused = await next('failed');
     expect(refused.status.revision).toBe('v1');
     expect(refused.error.code).toMatch(/^ERR_SVCGATE_BUNDLE/);
@@ -172,7 +127,7 @@ describe('bundleConsumer', () => {
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
       paths: { '/users/{userId}': { get: { parameters: [{ name: 'userId', in: 'path', required: true, schema: { type: 'string' } }] } } },
     };
-    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'other', openapi: otherApi, edit: (permissions) => {
+    fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision: 'other', openapi: otherApi, edit: (permissions) => {
       for (const role of Object.values(permissions)) for (const resource of Object.keys(role)) if (resource !== '/users/{userId}' && resource !== '$extend') delete role[resource];
       delete permissions.admin!['users/:userId'];
     } }));
@@ -186,10 +141,10 @@ describe('bundleConsumer', () => {
   test('persists the last good bundle and boots from it when the server is unreachable', async () => {
     const persistDir = tempDir();
     const first = consumer({ persistDir });
-    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1' }));
+    fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1' }));
     await first.next('activated');
     first.policy.close();
-    await server.stop();
+    await fixture.server.stop();
 
     const restarted = consumer({ persistDir });
     const app = guardedApp(restarted.policy);
@@ -202,11 +157,11 @@ describe('bundleConsumer', () => {
   test('fails closed with 503 once no check has succeeded for maxAgeSeconds', async () => {
     const { policy, next } = consumer({ maxAgeSeconds: 0.3 });
     const app = guardedApp(policy);
-    server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1' }));
+    fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1' }));
     await next('activated');
     const user = await userOwning1();
     expect((await request(app).get('/api/v1/users/1').set('Authorization', `Bearer ${user}`)).status).toBe(200);
-    await server.stop();
+    await fixture.server.stop();
     await new Promise((resolve) => setTimeout(resolve, 400));
     const answer = await request(app).get('/api/v1/users/1').set('Authorization', `Bearer ${user}`);
     expect(answer.status).toBe(503);
@@ -225,13 +180,13 @@ describe('bundleConsumer', () => {
 
 describe('bundleConsumer behind the other adapters', () => {
   test('BearerJWT on @oas-tools/core: 503 before the first bundle, then its decisions, with the revision in the decision log', async () => {
-    const host = await startOasHost({ openapi: EXAMPLE_OPENAPI, jwt: HS256, position: 2, bundleUrl: server.url('bundle.tar.gz') });
+    const host = await startOasHost({ openapi: EXAMPLE_OPENAPI, jwt: HS256, position: 2, bundleUrl: fixture.server.url('bundle.tar.gz') });
     try {
       const user = `Bearer ${await userOwning1()}`;
       const before = await fetch(`${host.url}/api/v1/users/1`, { headers: { authorization: user } });
       expect(before.status).toBe(503);
       expect(before.headers.get('retry-after')).toMatch(/^\d+$/);
-      server.publish('bundle.tar.gz', await exampleBundle({ revision: 'oas-1' }));
+      fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision: 'oas-1' }));
       let status = before.status;
       for (let i = 0; i < 200 && status === 503; i++) {
         await new Promise((resolve) => setTimeout(resolve, 25));
@@ -257,7 +212,7 @@ describe('bundleConsumer behind the other adapters', () => {
     const api = new SvcApi().from(new SvcContainer().ofLocal(AccountService));
     api.interceptAll(svcAcl({ handler: bearerJwt(HS256), policy, owners }));
     const acl = { user: { '/api/account-service/get-account': { 'read:own': ['*'] } } };
-    server.publish('bundle.tar.gz', await writeBundle({ data: compileAcl({ openapi: svcAclOpenApi(api, owners), acl, scheme: 'bearerAuth' }), wasm: readFileSync(policyWasmPath()), rego: {}, revision: 'svc-1' }));
+    fixture.server.publish('bundle.tar.gz', await writeBundle({ data: compileAcl({ openapi: svcAclOpenApi(api, owners), acl, scheme: 'bearerAuth' }), wasm: readFileSync(policyWasmPath()), rego: {}, revision: 'svc-1' }));
     await next('activated');
     const jwt = await token({ role: 'user', accounts: ['a1'] });
     expect((await request(api.app).get('/api/account-service/get-account?accountId=a1').set('Authorization', `Bearer ${jwt}`)).status).toBe(200);

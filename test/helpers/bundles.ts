@@ -25,12 +25,13 @@ export function exampleData(edit?: (permissions: Permissions) => void, openapi: 
 }
 
 /** A bundle of the example API as `svcgate bundle` writes it, with the package's policy.wasm and Rego. */
-export function exampleBundle(options: { revision: string; edit?: (permissions: Permissions) => void; signing?: Parameters<typeof writeBundle>[0]['signing']; openapi?: unknown }): Promise<Buffer> {
+export function exampleBundle(options: { revision: string; edit?: (permissions: Permissions) => void; signing?: Parameters<typeof writeBundle>[0]['signing']; openapi?: unknown; builtAt?: Date }): Promise<Buffer> {
   return writeBundle({
     data: exampleData(options.edit, options.openapi),
     wasm: readFileSync(policyWasmPath()),
     rego: { 'policies/authz.rego': readFileSync(join(ROOT, 'policies/authz.rego'), 'utf8') },
     revision: options.revision,
     signing: options.signing,
+    builtAt: options.builtAt,
   });
 }
