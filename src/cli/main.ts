@@ -85,6 +85,7 @@ function compile(values: Values, acl = values.acl) {
 function compileWithDocument(values: Values, acl = values.acl) {
   if (values.openapi === undefined) throw new UsageError('--openapi <file> is required');
   if (acl === undefined) throw new UsageError('--acl <file> is required');
+  if (values['ref-root'] === '') throw new UsageError('--ref-root needs a folder');
   return compileApi({
     openapi: values.openapi,
     acl,

@@ -1,9 +1,9 @@
 import fs, { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigError } from '../../src/policy/compile/config-error';
 import { loadDocument, type LoadedDocument } from '../../src/policy/compile/load-document';
 import { resolveRefs } from '../../src/policy/compile/resolve-refs';
+import { configErrorOf } from '../helpers/config-error-of';
 
 let dir: string;
 beforeAll(() => {
@@ -17,18 +17,6 @@ function write(name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);
   return path;
-}
-
-function configErrorOf(run: () => unknown): ConfigError {
-  let thrown: unknown;
-  try {
-    run();
-  } catch (error) {
-    thrown = error;
-  }
-  expect(thrown).toBeInstanceOf(ConfigError);
-  expect((thrown as ConfigError).code).toBe('ERR_SVCGATE_CONFIG');
-  return thrown as ConfigError;
 }
 
 const inline = (value: Record<string, unknown>): LoadedDocument => ({ value, file: '<inline OpenAPI document>', dir, bytes: 0 });

@@ -1,5 +1,5 @@
 import { ConfigError, jsonPath } from './config-error';
-import { MAX_DOCUMENT_NODES } from './document-limits';
+import { MAX_DOCUMENT_NODES, MAX_FILE_DEPTH } from './document-limits';
 import { isPlainObject } from './plain-object';
 
 type Segment = string | number;
@@ -12,19 +12,19 @@ class Refusal {
 }
 
 /**
- * Counts the values of a document as a reader that walks it would meet them: an object or list
- * reached through several YAML aliases (js-yaml shares one object) or `$ref`s (resolveRefs
- * shares one resolution) counts once per use. Refuses, with a ConfigError naming the file and
- * the limit, a document over MAX_DOCUMENT_NODES values or nested deeper than `maxDepth`, and one
- * that holds itself (a YAML alias inside its own anchor). The walk stops at the limit, so it costs
- * at most that many steps whatever the document; every later walk is bounded by the same count.
+ * Counts the values of a file's document as a reader that walks it would meet them: an object or
+ * list reached through several YAML aliases (js-yaml shares one object) counts once per use.
+ * Refuses, with a ConfigError naming the file and the limit, a document over MAX_DOCUMENT_NODES
+ * values or nested deeper than MAX_FILE_DEPTH, and one that holds itself (a YAML alias inside its
+ * own anchor). The walk stops at the limit, so it costs at most that many steps whatever the
+ * document, and bounds every later walk of it. (resolveRefs counts the same way as it resolves.)
  */
-export function checkDocumentSize(value: unknown, file: string, what: string, maxDepth: number): void {
+export function checkDocumentSize(value: unknown, file: string, what: string): void {
   let values = 0;
   const visit = (node: unknown, depth: number): void => {
     if (++values > MAX_DOCUMENT_NODES) throw new Refusal('values');
-    // As js-yaml counts: the root is level 0, and a value at level maxDepth, even a string, is too deep.
-    if (depth >= maxDepth) throw new Refusal('depth');
+    // As js-yaml counts: the root is level 0, and a value at level MAX_FILE_DEPTH, even a string, is too deep.
+    if (depth >= MAX_FILE_DEPTH) throw new Refusal('depth');
     if (!Array.isArray(node) && !isPlainObject(node)) return;
     let key: Segment = 0;
     try {
@@ -45,11 +45,11 @@ export function checkDocumentSize(value: unknown, file: string, what: string, ma
     visit(value, 0);
   } catch (error) {
     if (!(error instanceof Refusal)) throw error;
-    throw refusalError(error, file, what, maxDepth);
+    throw refusalError(error, file, what);
   }
 }
 
-function refusalError(refusal: Refusal, file: string, what: string, maxDepth: number): ConfigError {
+function refusalError(refusal: Refusal, file: string, what: string): ConfigError {
   const at = refusal.at.reverse();
   if (refusal.kind === 'values') {
     return new ConfigError(
@@ -71,5 +71,5 @@ function refusalError(refusal: Refusal, file: string, what: string, maxDepth: nu
       'replace the alias with what it should hold; a $ref may point back into its own target (a recursive schema)',
     );
   }
-  return new ConfigError(file, jsonPath(at), `the ${what} is nested deeper than ${maxDepth} levels (the limit)`, 'flatten it: name deep parts under components and refer to them with $ref');
+  return new ConfigError(file, jsonPath(at), `the ${what} is nested deeper than ${MAX_FILE_DEPTH} levels (the limit)`, 'flatten it: name deep parts under components and refer to them with $ref');
 }

@@ -1,7 +1,7 @@
 import { dirname, extname, resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { ConfigError } from './config-error';
-import { MAX_DOCUMENT_BYTES, MAX_FILE_DEPTH } from './document-limits';
+import { MAX_DOCUMENT_BYTES } from './document-limits';
 import { checkDocumentSize } from './document-size';
 import { isPlainObject } from './plain-object';
 import { readDocumentText } from './read-document-text';
@@ -41,7 +41,7 @@ export function readDocumentFile(file: string, what: string): LoadedDocument {
   const { text, bytes } = readDocumentText(file, what, MAX_DOCUMENT_BYTES);
   const value = extension === '.json' ? parseJson(text, file) : parseYaml(text, file);
   if (!isPlainObject(value)) throw new ConfigError(file, '$', `the ${what} is ${describe(value)}`, 'the top level must be an object');
-  checkDocumentSize(value, file, what, MAX_FILE_DEPTH);
+  checkDocumentSize(value, file, what);
   return { value, file, dir: dirname(file), bytes };
 }
 

@@ -1,6 +1,5 @@
 import { ConfigError, jsonPath } from './config-error';
-import { MAX_DOCUMENT_BYTES, MAX_RESOLVED_DEPTH } from './document-limits';
-import { checkDocumentSize } from './document-size';
+import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NODES, MAX_RESOLVED_DEPTH } from './document-limits';
 import { isPlainObject, readDocumentFile, type LoadedDocument } from './load-document';
 import { ReferenceRoot } from './reference-root';
 
@@ -8,6 +7,12 @@ type Segment = string | number;
 
 /** Where a value sits in its file, parent first: kept as links and spelled out only for an error. */
 type Trail = { parent: Trail; segment: Segment } | null;
+
+/** A value with its references resolved, and how many values it holds counted as if every shared part were copied. */
+interface Resolution {
+  value: unknown;
+  size: number;
+}
 
 interface Target {
   value: unknown;
@@ -25,48 +30,60 @@ export interface ResolveRefsOptions {
  * files (`common.yaml#/...`, inside the document's folder or `refRoot`). Each object of the input
  * is resolved once, and every `$ref` to it, or YAML alias of it, gets that same resolved object:
  * the result is as large as the input, however often a part is referred to. A reference back into
- * a target being resolved (a recursive schema, which is legal OpenAPI) is `{}` there, and what
- * holds it is shared as it is. The result shares nothing with the input (siblings of a `$ref` make
- * a new object) and is frozen, since it may be shared; it is refused (ConfigError) past the limits
- * of document-limits.ts, so that any walk of it is bounded.
+ * a target being resolved (a recursive schema, which is legal OpenAPI), or an object met again
+ * inside itself, is `{}` there, and what holds it is shared as it is. The result shares nothing
+ * with the input (siblings of a `$ref` make a new object) and is frozen, since it may be shared.
+ * Its size is counted as it is built, as if every shared part were copied where it is used, and
+ * it is refused (ConfigError) past the limits of document-limits.ts: any walk of it, however it
+ * treats shared parts, is bounded.
  */
 export function resolveRefs(doc: LoadedDocument, options: ResolveRefsOptions = {}): unknown {
   const root = ReferenceRoot.of(doc.dir, options.refRoot);
   const files = new Map<string, LoadedDocument>([[doc.file, doc]]);
   let bytes = doc.bytes;
-  const resolved = new Map<object, unknown>();
+  const resolved = new Map<object, Resolution>();
   const resolving = new Set<object>();
 
-  const walk = (node: unknown, owner: LoadedDocument, at: Trail, depth: number, referred: boolean): unknown => {
-    const container = Array.isArray(node) || isPlainObject(node);
-    if (!container) return copyLeaf(node);
-    if (resolved.has(node)) return resolved.get(node);
-    if (resolving.has(node)) {
-      if (referred) return {};
-      throw new ConfigError(owner.file, jsonPath(segmentsOf(at)), 'this value contains itself (an object that holds itself, or a YAML alias inside its own anchor)', 'give each value once; a $ref may point back into its own target (a recursive schema)');
-    }
+  const walk = (node: unknown, owner: LoadedDocument, at: Trail, depth: number): Resolution => {
+    if (!Array.isArray(node) && !isPlainObject(node)) return { value: copyLeaf(node), size: 1 };
+    const done = resolved.get(node);
+    if (done !== undefined) return done;
+    // A recursive schema: by a $ref back into its target, or, in a document that @oas-tools/core
+    // dereferenced (json-schema-ref-parser keeps recursion as an object that holds itself), as it is.
+    if (resolving.has(node)) return { value: Object.freeze({}), size: 1 };
     if (depth >= MAX_RESOLVED_DEPTH) {
       throw new ConfigError(owner.file, jsonPath(segmentsOf(at)), `the document with its $refs followed is nested deeper than ${MAX_RESOLVED_DEPTH} levels (the limit), each $ref counting as one`, 'shorten the chains of $refs that lead here');
     }
     resolving.add(node);
-    let result: unknown;
+    let result: Resolution;
     if (Array.isArray(node)) {
-      result = node.map((item, index) => walk(item, owner, { parent: at, segment: index }, depth + 1, false));
+      const items = node.map((item, index) => walk(item, owner, { parent: at, segment: index }, depth + 1));
+      result = { value: items.map((item) => item.value), size: sizeOf(items) };
     } else {
       const { $ref: ref, ...siblings } = node;
+      const entries = Object.entries(siblings).map(([key, value]) => [key, walk(value, owner, { parent: at, segment: key }, depth + 1)] as const);
       // fromEntries defines each key, so that a key named __proto__ stays a key.
-      const copy = Object.fromEntries(Object.entries(siblings).map(([key, value]) => [key, walk(value, owner, { parent: at, segment: key }, depth + 1, false)]));
+      const copy = Object.fromEntries(entries.map(([key, child]) => [key, child.value]));
+      result = { value: copy, size: sizeOf(entries.map(([, child]) => child)) };
       if (Object.hasOwn(node, '$ref')) {
         const target = locate(ref, owner, { parent: at, segment: '$ref' });
-        const value = walk(target.value, target.owner, target.at, depth + 1, true);
-        // OpenAPI 3.1 lets summary/description beside a $ref override the target's; 3.0 documents rarely have siblings.
-        result = isPlainObject(value) && Object.keys(copy).length > 0 ? Object.freeze({ ...value, ...copy }) : value;
-      } else {
-        result = copy;
+        const shared = walk(target.value, target.owner, target.at, depth + 1);
+        // OpenAPI 3.1 lets summary/description beside a $ref override the target's; 3.0 documents
+        // rarely have siblings. The size counts both whole: at most what the object holds.
+        if (!isPlainObject(shared.value) || entries.length === 0) result = shared;
+        else result = { value: { ...shared.value, ...copy }, size: shared.size + result.size - 1 };
       }
     }
     resolving.delete(node);
-    Object.freeze(result);
+    if (result.size > MAX_DOCUMENT_NODES) {
+      throw new ConfigError(
+        owner.file,
+        jsonPath(segmentsOf(at)),
+        `this value, with its $refs resolved, holds more than ${MAX_DOCUMENT_NODES} values (the limit), counting each use of a $ref or YAML alias in full`,
+        'make it smaller: a $ref or YAML alias used many times, or inside another that is, repeats what it names each time; write the parts that differ instead',
+      );
+    }
+    Object.freeze(result.value);
     resolved.set(node, result);
     return result;
   };
@@ -116,9 +133,14 @@ export function resolveRefs(doc: LoadedDocument, options: ResolveRefsOptions = {
     return loaded;
   };
 
-  const document = walk(doc.value, doc, null, 0, false);
-  checkDocumentSize(document, doc.file, 'document with its $refs resolved', MAX_RESOLVED_DEPTH);
-  return document;
+  return walk(doc.value, doc, null, 0).value;
+}
+
+/** A container's size: itself and its children's, each child counted in full however often it is shared. */
+function sizeOf(children: readonly Resolution[]): number {
+  let size = 1;
+  for (const child of children) size += child.size;
+  return size;
 }
 
 function segmentsOf(trail: Trail): Segment[] {
