@@ -28,8 +28,14 @@ test('svcgate bundle writes a signed bundle that opa run --verification-key serv
   expect(bundle.manifest.revision).toBe('ci-42');
   expect(bundle.files).toContain('svcgate/authz/policy.rego');
 
+  const before = Date.now();
   const opa = await startOpa(['--bundle', out, '--verification-key', publicFile, '--verification-key-id', 'ci', '--signing-alg', 'ES256']);
   try {
+    // The build time is in the signed manifest's metadata, which OPA keeps as it is (rollback protection, SPEC 9.3).
+    const bundles = (await (await fetch(`${opa.url}/v1/data/system/bundles`)).json()) as { result: Record<string, { manifest: { metadata?: { svcgate?: { builtAt?: string } } } }> };
+    const builtAt = Object.values(bundles.result)[0]?.manifest.metadata?.svcgate?.builtAt;
+    expect(builtAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Date.parse(builtAt!)).toBeLessThanOrEqual(before);
     const owner = await opaDecision(opa.url, { operation: 'GET /users/{userId}', role: 'user', params: { 'path:userId': ['3'] }, claims: { 'path:userId': ['3'] } });
     expect(owner.result).toMatchObject({ allow: true, role: 'user' });
     const other = await opaDecision(opa.url, { operation: 'GET /users/{userId}', role: 'user', params: { 'path:userId': ['2'] }, claims: { 'path:userId': ['3'] } });
