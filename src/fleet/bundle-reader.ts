@@ -14,7 +14,8 @@ export interface ReadBundleOptions {
 }
 
 export interface Bundle {
-  manifest: { revision: string; roots: string[] };
+  /** `metadata` as the manifest holds it (undefined without one): svcgate's build time is at `metadata.svcgate.builtAt`. */
+  manifest: { revision: string; roots: string[]; metadata?: unknown };
   data: DataDocument;
   /** policy.wasm, or undefined when the bundle has none (the package's own is used then). */
   wasm: Uint8Array | undefined;
@@ -77,7 +78,7 @@ function readManifest(bytes: Buffer | undefined): Bundle['manifest'] {
   if (wasm !== undefined && !isWasmEntrypoint(wasm)) {
     throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', `the manifest names the Wasm entrypoint ${shown(wasm)}; svcgate's policy.wasm answers ${JSON.stringify(WASM_ENTRYPOINT)}`);
   }
-  return { revision, roots: roots as string[] };
+  return manifest?.metadata === undefined ? { revision, roots: roots as string[] } : { revision, roots: roots as string[], metadata: manifest.metadata };
 }
 
 /** A value from the bundle in a message: JSON, cut short, and never a stack overflow. */

@@ -56,14 +56,16 @@ function opaBuild(name: string, files: Record<string, string | Buffer>, revision
 describe('writeBundle and readBundle', () => {
   test('round trip: the data, the policy and the revision come back as written; the same input gives the same bytes', async () => {
     const data = exampleData();
-    const first = await exampleBundle({ revision: 'r1' });
+    // The build time is part of the input: the writer stamps the time of the call otherwise.
+    const builtAt = new Date('2026-11-26T10:00:00.000Z');
+    const first = await exampleBundle({ revision: 'r1', builtAt });
     const bundle = await readBundle(first);
     expect(bundle.data).toEqual(data);
-    expect(bundle.manifest).toEqual({ revision: 'r1', roots: ['svcgate'] });
+    expect(bundle.manifest).toEqual({ revision: 'r1', roots: ['svcgate'], metadata: { svcgate: { wasm: { entrypoint: 'svcgate/authz/decision', module: '/policy.wasm' }, builtAt: builtAt.toISOString() } } });
     expect(Buffer.from(bundle.wasm!).equals(readFileSync(policyWasmPath()))).toBe(true);
     expect(bundle.files.sort()).toEqual(['.manifest', 'data.json', 'policies/authz.rego', 'policy.wasm']);
     expect(bundle.signed).toBe(false);
-    expect((await exampleBundle({ revision: 'r1' })).equals(first)).toBe(true);
+    expect((await exampleBundle({ revision: 'r1', builtAt })).equals(first)).toBe(true);
   });
 
   test.each(['HS256', 'RS256', 'ES256'] as const)('%s: a signed bundle verifies with its key, and every alteration is refused', async (algorithm) => {
