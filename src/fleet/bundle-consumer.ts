@@ -295,7 +295,7 @@ export class BundleConsumer implements PolicySource, DecisionSource {
   /** Verifies and reads the bundle, checks it against the API and the last build time, builds its Wasm instance, then swaps it in. */
   private async activate(bytes: Buffer, digest: string, etag: string | undefined, from: 'server' | 'persisted'): Promise<void> {
     const bundle = await readBundle(bytes, { verification: this.settings.verification });
-    const build = { revision: bundle.manifest.revision, builtAt: bundleBuiltAt((bundle.manifest as { metadata?: unknown }).metadata) };
+    const build = { revision: bundle.manifest.revision, builtAt: bundleBuiltAt(bundle.manifest.metadata) };
     if (!this.settings.allowRollback) refuseRollback(build, this.last);
     if (this.api !== undefined) {
       const differences = operationDifferences(this.api, bundle.data);

@@ -35,7 +35,7 @@ async function bundleWithoutBuildTime(revision: string): Promise<Buffer> {
 test('svcgate bundle writes its build time into the signed manifest', async () => {
   const bytes = await revoking(LATER);
   const bundle = await readBundle(bytes, { verification: verificationKey(verification, '<test>', '$') });
-  expect((bundle.manifest as { metadata?: unknown }).metadata).toMatchObject({ svcgate: { builtAt: LATER.toISOString() } });
+  expect(bundle.manifest.metadata).toMatchObject({ svcgate: { builtAt: LATER.toISOString() } });
 });
 
 test('an older, validly signed bundle served again is refused with ERR_SVCGATE_BUNDLE_ROLLBACK, naming both build times; the newer keeps deciding', async () => {
