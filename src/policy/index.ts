@@ -1,4 +1,5 @@
 export { compileAcl, type CompileAclOptions } from './compile/compile-acl';
+export type { AnonymousDefault } from './compile/anonymous-default';
 export { ConfigError } from './compile/config-error';
 export { RequestValidationError } from './request/request-validation-error';
 export { readTarget, type RequestTarget } from './request/read-target';

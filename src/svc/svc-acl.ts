@@ -6,6 +6,7 @@ import { answerRefusal, guardRequest, type Guard, type GuardedRequest } from '..
 import { sameValues } from '../auth/same-values';
 import { ownProperty } from '../policy/request/build-input';
 import { claimPathSchema } from '../policy/request/claim-path';
+import { ANONYMOUS_DEFAULT_KEY, type AnonymousDefault } from '../policy/compile/anonymous-default';
 import { compileAcl, compileOperations } from '../policy/compile/compile-acl';
 import { ConfigError } from '../policy/compile/config-error';
 import { operationKey, type OperationFacts } from '../policy/compile/data-document';
@@ -44,6 +45,11 @@ export interface SvcAclOptions extends AclOptions {
 }
 
 const SCHEME = 'bearerAuth';
+/**
+ * svcAcl's ACL grants callers without a role only what its `anonymous` declares: every public
+ * method is a route, and the seed's default would open each GET route without arguments.
+ */
+const ANONYMOUS_DEFAULT: AnonymousDefault = 'none';
 /** SvcApi routes have no path parameters; one frozen object serves every request. */
 const NO_PATH_PARAMS: Record<string, string> = Object.freeze({});
 const FILE = '<svcAcl options>';
@@ -70,6 +76,8 @@ const optionsSchema = z
  */
 export function svcAcl(options: SvcAclOptions): Interceptor {
   const config = parseWith(optionsSchema, options, FILE, [], 'see svcAcl in docs/library-b.md');
+  // Settled here, not when the app is built: NODE_ENV is read when the adapter is created.
+  const guardOptions = decisionOptions(config);
   let guard: Guard | undefined;
   // Each route's operation, found once when the app is built.
   const operations = new Map<SvcRoute, OperationMatch>();
@@ -103,7 +111,7 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
   interceptor[BIND_TO_API] = (openapi, routes) => {
     const described = withOwners(withBearerScheme(openapi), config.owners);
     const { source, operations: compiled } = connectSource(config, described);
-    guard = { evaluator: source, handler: config.handler, options: decisionOptions(config) };
+    guard = { evaluator: source, handler: config.handler, options: guardOptions };
     for (const route of routes) {
       const key = operationKey(route.httpMethod, route.path);
       const operation = compiled[key];
@@ -118,16 +126,19 @@ function connectSource(config: z.infer<typeof optionsSchema>, openapi: RoutesOpe
     const { operations } = compileOperations({ openapi, scheme: SCHEME });
     return { source: config.policy.connect({ scheme: SCHEME, operations, file: FILE }), operations };
   }
-  const data = compileAcl({ openapi, acl: config.acl, scheme: SCHEME, strict: config.strict });
+  const data = compileAcl({ openapi, acl: config.acl, scheme: SCHEME, strict: config.strict, anonymousDefault: ANONYMOUS_DEFAULT });
   return { source: Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize }), operations: data.operations };
 }
 
+/** The routes' description as svcAcl compiles it: every route needs the bearer scheme, and anonymous gets only what the ACL declares. */
 function withBearerScheme(openapi: RoutesOpenApi): RoutesOpenApi {
-  return {
+  const described: RoutesOpenApi = {
     ...openapi,
     security: [{ [SCHEME]: [] }],
     components: { ...openapi.components, securitySchemes: { [SCHEME]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
   };
+  // An OpenAPI extension, so that the CLI compiles a bundle of this document with the same default.
+  return Object.assign(described, { [ANONYMOUS_DEFAULT_KEY]: ANONYMOUS_DEFAULT });
 }
 
 type Operation = { parameters?: Record<string, unknown>[]; requestBody?: { content: Record<string, { schema: { properties?: Record<string, Record<string, unknown>> } }> } };
@@ -164,8 +175,9 @@ function withOwners(openapi: RoutesOpenApi, owners: Record<string, Record<string
 
 /**
  * The OpenAPI document svcAcl compiles for `api` with these `owners` (its bearer scheme
- * `bearerAuth` and the owned fields marked): write it to a file and build the bundle of a
- * `policy` source from it (`svcgate bundle --openapi <it> --acl <acl> --scheme bearerAuth`).
+ * `bearerAuth`, the owned fields marked, and `x-acl-anonymous-default: none`): write it to a file
+ * and build the bundle of a `policy` source from it (`svcgate bundle --openapi <it> --acl <acl>
+ * --scheme bearerAuth`), which then decides anonymous callers as svcAcl does.
  */
 export function svcAclOpenApi(api: { openapi(): RoutesOpenApi }, owners: Record<string, Record<string, string>> = {}): RoutesOpenApi {
   return withOwners(withBearerScheme(api.openapi()), owners);

@@ -4,6 +4,24 @@ import type { OperationFacts } from './data-document';
 const ANONYMOUS_DEFAULT_WARNING = 'SVCGATE_ANONYMOUS_DEFAULT';
 
 /**
+ * What an ACL without `anonymous` grants callers without a role: `'seed'`, the built-in grant
+ * below (the rule of @oas-tools/auth, kept for BearerJWT and bearerJwtAcl), or `'none'`, nothing.
+ */
+export type AnonymousDefault = 'seed' | 'none';
+
+/** Where an OpenAPI document chooses the default: svcAclOpenApi writes `none` there, so a bundle built from it decides as svcAcl does. */
+export const ANONYMOUS_DEFAULT_KEY = 'x-acl-anonymous-default';
+const CHOICES: readonly unknown[] = ['seed', 'none'] satisfies AnonymousDefault[];
+
+/** The compile option when given, else the document's choice, else the seed's rule; anything else is a ConfigError. */
+export function anonymousDefaultOf(option: unknown, document: Record<string, unknown>, documentFile: string): AnonymousDefault {
+  const [value, file, path] = option !== undefined ? [option, '<compileAcl options>', '$.anonymousDefault'] : [document[ANONYMOUS_DEFAULT_KEY] ?? 'seed', documentFile, `$["${ANONYMOUS_DEFAULT_KEY}"]`];
+  if (CHOICES.includes(value)) return value as AnonymousDefault;
+  const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : typeof value;
+  throw new ConfigError(file, path, `the anonymous default is ${shown}`, "write 'seed' (the built-in grant) or 'none' (anonymous gets only what the ACL declares)");
+}
+
+/**
  * The built-in grant (SPEC 3.3) that applies while the ACL does not declare `anonymous`:
  * `read:any`, every attribute, on each secured operation without parameters of any kind.
  */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readRoles } from './acl-declaration';
-import { reportAnonymousDefault } from './anonymous-default';
+import { anonymousDefaultOf, reportAnonymousDefault, type AnonymousDefault } from './anonymous-default';
 import { findBearerScheme } from './bearer-scheme';
 import { DATA_SCHEMA_VERSION, type DataDocument, type OperationFacts } from './data-document';
 import { loadDocument } from './load-document';
@@ -37,6 +37,13 @@ export interface CompileAclOptions {
    * Default false.
    */
   strict?: boolean;
+  /**
+   * What an ACL that does not declare `anonymous` grants callers without a role: `'seed'`, the
+   * built-in grant (read:any on every secured operation without parameters), or `'none'`, nothing
+   * (as `anonymous: {}`). Default: the document's `x-acl-anonymous-default`, else `'seed'`.
+   * svcAcl compiles with `'none'`.
+   */
+  anonymousDefault?: AnonymousDefault;
 }
 
 /**
@@ -50,12 +57,18 @@ export function compileAcl(options: CompileAclOptions): DataDocument {
 
 /** compileAcl, also giving the $ref-resolved OpenAPI document (adapters read its servers). */
 export function compileApi(options: CompileAclOptions): { data: DataDocument; document: Record<string, unknown> } {
-  const { scheme, operations: facts, document } = compileOperations(options);
+  const { scheme, operations: facts, document, file } = compileOperations(options);
   const loaded = loadDocument(options.acl, 'ACL');
   const acl = typeof options.acl === 'string' || options.aclSource === undefined ? loaded : { ...loaded, file: options.aclSource };
   const declared = readRoles(acl.value, acl.file, new Set(Object.values(facts).map((operation) => operation.resource)));
-  const anonymousDefault = !Object.hasOwn(declared.roles, 'anonymous');
+  const declaresAnonymous = Object.hasOwn(declared.roles, 'anonymous');
+  const anonymousDefault = !declaresAnonymous && anonymousDefaultOf(options.anonymousDefault, document, file) === 'seed';
   if (anonymousDefault) reportAnonymousDefault(facts, acl.file, options.strict ?? false);
+  else if (!declaresAnonymous) {
+    // 'none' compiles the ACL as if it declared anonymous: {}, so the data (and a bundle of it) is the same.
+    declared.roles.anonymous = { grants: new Map() };
+    declared.extends.anonymous = [];
+  }
   reportUnusedGrants(facts, declared, acl.file, options.strict ?? false);
   const roles = Object.fromEntries(Object.entries(declared.extends).map(([role, parents]) => [role, { extends: parents }]));
   const { table, operations: granted } = withGrants(facts, declared, anonymousDefault);
@@ -73,11 +86,11 @@ export type CompileOperationsOptions = Pick<CompileAclOptions, 'openapi' | 'refR
  * The operations of the document as the request side reads them, without any ACL: what an
  * adapter routes on when its decisions come from a bundle or a remote OPA.
  */
-export function compileOperations(options: CompileOperationsOptions): { scheme: string; operations: Record<string, OperationFacts>; document: Record<string, unknown> } {
+export function compileOperations(options: CompileOperationsOptions): { scheme: string; operations: Record<string, OperationFacts>; document: Record<string, unknown>; file: string } {
   const api = loadDocument(options.openapi, 'OpenAPI document');
   const refRoot = options.refRoot === undefined ? undefined : parseWith(refRootSchema, options.refRoot, '<compileAcl options>', ['refRoot'], 'name the folder, e.g. refRoot: "api"');
   const document = resolveRefs(api, { refRoot }) as Record<string, unknown>;
   const scheme = findBearerScheme(document, api.file, options.scheme);
   const requiredScopes = options.requiredScopes === undefined ? [] : readScopeList(options.requiredScopes, '<compileAcl options>', ['requiredScopes']);
-  return { scheme, operations: readOperations(document, api.file, scheme, requiredScopes), document };
+  return { scheme, operations: readOperations(document, api.file, scheme, requiredScopes), document, file: api.file };
 }
