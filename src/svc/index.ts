@@ -1,4 +1,4 @@
-export { SvcContainer, type InstancesOf, type ServiceClass } from './svc-container';
+export { SvcContainer, type InstancesOf, type RegisterOptions, type ServiceClass } from './svc-container';
 export { SvcApi, type SvcApiOptions } from './svc-api';
 export { ArgumentError } from './errors';
 export { svcAcl, svcAclOpenApi, type SvcAclOptions } from './svc-acl';

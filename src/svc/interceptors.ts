@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { didYouMean } from './closest-name';
-import type { SvcRoute } from './routes';
+import type { RouteTable, SvcRoute } from './routes';
 
 /** The response interceptors see: Express's, plus `body(value)` to replace the body to be sent. */
 export type SvcResponse = Response & { body: (value: unknown) => SvcResponse };
@@ -27,6 +27,8 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 interface ServiceRoutes {
   instance: string;
   methods: Map<string, SvcRoute>;
+  /** Why names of the container are no routes (see RouteTable). */
+  unrouted: ReadonlyMap<string, string>;
 }
 
 /**
@@ -34,24 +36,32 @@ interface ServiceRoutes {
  * Configuration fails closed (SPEC 7.7): a name in a map, or a method of an interceptor class,
  * that matches no service method is an error, because the route its author meant would run unguarded.
  */
-export function resolveInterceptors(maps: readonly InterceptorMap[], routes: readonly SvcRoute[]): Map<SvcRoute, Interceptor[]> {
+export function resolveInterceptors(maps: readonly InterceptorMap[], { routes, unrouted }: RouteTable): Map<SvcRoute, Interceptor[]> {
   const result = new Map<SvcRoute, Interceptor[]>(routes.map((route) => [route, []]));
   for (const map of maps) {
     for (const [instance, value] of Object.entries(map)) {
-      const service = serviceRoutes(instance, routes);
+      const service = serviceRoutes(instance, routes, unrouted);
       for (const [route, interceptor] of interceptorsOf(service, value)) result.get(route)!.push(interceptor);
     }
   }
   return result;
 }
 
-function serviceRoutes(instance: string, routes: readonly SvcRoute[]): ServiceRoutes {
+function serviceRoutes(instance: string, routes: readonly SvcRoute[], unrouted: ReadonlyMap<string, string>): ServiceRoutes {
   const methods = new Map(routes.filter((route) => route.instance === instance).map((route) => [route.method, route]));
   if (methods.size === 0) {
+    const why = unrouted.get(instance);
+    if (why !== undefined) throw new Error(`SvcApi: the interceptor map names ${instance}, which has no routes to intercept: ${why}`);
     const instances = new Set(routes.map((route) => route.instance));
     throw new Error(`SvcApi: the interceptor map names ${instance}, which is no service of the container${didYouMean(instance, instances)}`);
   }
-  return { instance, methods };
+  return { instance, methods, unrouted };
+}
+
+/** ` (<why>)` for a method that is internal (see RouteTable), else the closest route's name, if any. */
+function whyNoRoute(service: ServiceRoutes, method: string): string {
+  const why = service.unrouted.get(`${service.instance}.${method}`);
+  return why === undefined ? didYouMean(method, service.methods.keys()) : ` (${why})`;
 }
 
 function interceptorsOf(service: ServiceRoutes, value: unknown): Array<[SvcRoute, Interceptor]> {
@@ -85,8 +95,8 @@ function methodInterceptor(service: ServiceRoutes, method: string, value: unknow
 
 function routeNamed(service: ServiceRoutes, method: string): SvcRoute {
   const route = service.methods.get(method);
-  if (!route) throw new Error(`SvcApi: the interceptor map names ${service.instance}.${method}, which is no route${didYouMean(method, service.methods.keys())}`);
-  return route;
+  if (route) return route;
+  throw new Error(`SvcApi: the interceptor map names ${service.instance}.${method}, which is no route${whyNoRoute(service, method)}`);
 }
 
 /**
@@ -101,7 +111,7 @@ function instantiate(Class: InterceptorClass, service: ServiceRoutes): { object:
   for (const [name, isMethod] of properties) {
     if (isMethod && !service.methods.has(name)) {
       throw new Error(
-        `SvcApi: interceptor class ${className(Class, service)} has a method ${name}, but ${service.instance} has no method ${name}${didYouMean(name, service.methods.keys())}; ` +
+        `SvcApi: interceptor class ${className(Class, service)} has a method ${name}, but ${service.instance} has no route ${name}${whyNoRoute(service, name)}; ` +
           `rename it to the ${service.instance} method it intercepts, or start its name with _ if it is a helper`,
       );
     }

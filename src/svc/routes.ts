@@ -1,5 +1,7 @@
 import type { ZodType } from 'zod';
 import type { RequestAuth } from '../auth/guard-request';
+import { ConfigError } from '../policy/compile/config-error';
+import { didYouMean } from './closest-name';
 import { httpMethodOf, type HttpMethod } from './http-method';
 import { kebabCase } from './words';
 
@@ -22,13 +24,37 @@ export interface SvcCallContext {
   auth: RequestAuth | undefined;
 }
 
-/** Every public method of every service, own and inherited, as a route. */
-export function collectRoutes(services: Record<string, object>): SvcRoute[] {
+/** The routes of a container's services, and why the names that might have been routes are not. */
+export interface RouteTable {
+  routes: SvcRoute[];
+  /**
+   * `<instance>` for a service registered with `routes: false`, `<instance>.<method>` for a method
+   * its class lists in `internal`: what an interceptor map naming it is told.
+   */
+  unrouted: ReadonlyMap<string, string>;
+}
+
+/**
+ * Every public method of every service, own and inherited, as a route; except the services
+ * registered with `routes: false` and the methods a class lists in `static internal`.
+ */
+export function collectRoutes(services: Record<string, object>, withoutRoutes: ReadonlySet<string>): RouteTable {
   const routes: SvcRoute[] = [];
+  const unrouted = new Map<string, string>();
   const paths = new Map<string, string>();
   for (const [instance, service] of Object.entries(services)) {
+    const methods = publicMethods(service);
+    const internal = readInternal(service, methods);
+    if (withoutRoutes.has(instance)) {
+      unrouted.set(instance, `${instance} is registered with routes: false`);
+      continue;
+    }
     const schemas = readSchemas(service);
-    for (const method of publicMethods(service)) {
+    for (const method of methods) {
+      if (internal.has(method)) {
+        unrouted.set(`${instance}.${method}`, `${method} is listed in ${service.constructor.name}.internal`);
+        continue;
+      }
       const path = `/api/${kebabCase(instance)}/${kebabCase(method)}`;
       const clash = paths.get(path);
       if (clash) throw new Error(`SvcApi: ${instance}.${method} and ${clash} both map to ${path}; rename one`);
@@ -37,7 +63,28 @@ export function collectRoutes(services: Record<string, object>): SvcRoute[] {
       routes.push({ instance, method, path, httpMethod: httpMethodOf(method), schema: schemas[method], call: (argument, context) => fn.call(service, argument, context) });
     }
   }
-  return routes;
+  return { routes, unrouted };
+}
+
+/**
+ * `static internal = ['resetAll']`: methods other services call that are no routes. TypeScript's
+ * `private` and `protected` are gone at run time, so such methods are routes unless listed here
+ * (or named with `#` or `_`). Fails closed: a name that is no public method (a typo) would leave
+ * the method it meant a route.
+ */
+function readInternal(service: object, methods: readonly string[]): ReadonlySet<string> {
+  const Class = service.constructor as { name: string; internal?: unknown };
+  const internal = Class.internal;
+  const file = `<class ${Class.name}>`;
+  if (internal === undefined) return new Set();
+  if (!Array.isArray(internal) || !internal.every((name) => typeof name === 'string')) {
+    throw new ConfigError(file, '$.internal', 'internal must be a list of method names', `write static readonly internal = ['${methods[0] ?? 'resetAll'}']`);
+  }
+  internal.forEach((name: string, index) => {
+    if (methods.includes(name)) return;
+    throw new ConfigError(file, `$.internal[${index}]`, `${name} is no public method of ${Class.name}, so listing it keeps no route out${didYouMean(name, methods)}`, 'name a method of the class (its spelling, in camel case)');
+  });
+  return new Set(internal as string[]);
 }
 
 function publicMethods(service: object): string[] {

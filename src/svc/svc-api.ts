@@ -5,7 +5,7 @@ import { answerFor, asError, logEntryFor } from './errors';
 import { readsBody } from './http-method';
 import { isPlainObject, resolveInterceptors, type Interceptor, type InterceptorMap, type SvcResponse } from './interceptors';
 import { routesOpenApi, type RoutesOpenApi } from './routes-openapi';
-import { collectRoutes, type SvcRoute } from './routes';
+import { collectRoutes, type RouteTable, type SvcRoute } from './routes';
 import { serviceArgument, type SvcRequestState } from './service-argument';
 import type { SvcContainer } from './svc-container';
 
@@ -36,7 +36,7 @@ export class SvcApi {
   private statuses: Record<string, number> = {};
   private built: Express | undefined;
   private description: RoutesOpenApi | undefined;
-  private routesCache: SvcRoute[] | undefined;
+  private routeTable: RouteTable | undefined;
 
   constructor(private readonly options: SvcApiOptions = {}) {}
 
@@ -113,9 +113,13 @@ export class SvcApi {
   }
 
   private routes(): SvcRoute[] {
+    return this.table().routes;
+  }
+
+  private table(): RouteTable {
     if (!this.container) throw new Error('SvcApi: call from(container) first');
-    this.routesCache ??= collectRoutes(this.container.services() as Record<string, object>);
-    return this.routesCache;
+    this.routeTable ??= collectRoutes(this.container.services() as Record<string, object>, this.container.servicesWithoutRoutes());
+    return this.routeTable;
   }
 
   private unbuilt(what: string): this {
@@ -124,9 +128,10 @@ export class SvcApi {
   }
 
   private build(): Express {
-    const routes = this.routes();
-    const specificBefore = resolveInterceptors(this.beforeMaps, routes);
-    const specificAfter = resolveInterceptors(this.afterMaps, routes);
+    const table = this.table();
+    const routes = table.routes;
+    const specificBefore = resolveInterceptors(this.beforeMaps, table);
+    const specificAfter = resolveInterceptors(this.afterMaps, table);
     for (const interceptor of [...this.before, ...this.after, ...[...specificBefore.values(), ...specificAfter.values()].flat()]) {
       (interceptor as BindableInterceptor)[BIND_TO_API]?.(this.openapi(), routes);
     }

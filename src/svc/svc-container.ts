@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { parseWith } from '../policy/compile/parse-with';
 import { isPlainObject } from './interceptors';
 import { camelCase } from './words';
 
@@ -6,6 +8,17 @@ import { camelCase } from './words';
  * may type it as the services it uses: `constructor(deps: { orderService: OrderService })`.
  */
 export type ServiceClass = new (services: never) => object;
+
+/** How `ofLocal` and `andLocal` register their classes. */
+export interface RegisterOptions {
+  /**
+   * `false`: the services are built and injected into the other services' constructors, but none
+   * of their methods is a route (an audit log, a repository). Default true.
+   */
+  routes?: boolean;
+}
+
+const registerOptionsSchema = z.object({ routes: z.boolean({ error: 'routes must be true or false' }).optional() }, { error: 'the options must be an object: { routes: false }' }).strict();
 
 /** The instances of `{ <instance name>: Class }`, by instance name. */
 export type InstancesOf<M extends Record<string, ServiceClass>> = { [K in keyof M]: InstanceType<M[K]> };
@@ -18,24 +31,26 @@ export type InstancesOf<M extends Record<string, ServiceClass>> = { [K in keyof 
  */
 export class SvcContainer<S extends object = {}> {
   private readonly classes = new Map<string, ServiceClass>();
+  private readonly withoutRoutes = new Set<string>();
   private instances: Record<string, object> | undefined;
 
   /**
    * Adds service classes: `ofLocal(UserService)` names the instance after the class
    * (`userService`); `ofLocal({ userService: UserService, orderService: OrderService })` names
-   * them by the keys, and types `services()` from them.
+   * them by the keys, and types `services()` from them. `ofLocal(AuditService, { routes: false })`
+   * registers a service for injection only: its methods are no routes.
    */
-  ofLocal<M extends Record<string, ServiceClass>>(services: M): SvcContainer<S & InstancesOf<M>>;
-  ofLocal(service: ServiceClass): SvcContainer<S & Record<string, object>>;
-  ofLocal(service: unknown): unknown {
-    return this.addEach(service);
+  ofLocal<M extends Record<string, ServiceClass>>(services: M, options?: RegisterOptions): SvcContainer<S & InstancesOf<M>>;
+  ofLocal(service: ServiceClass, options?: RegisterOptions): SvcContainer<S & Record<string, object>>;
+  ofLocal(service: unknown, options?: RegisterOptions): unknown {
+    return this.addEach(service, options, 'ofLocal');
   }
 
   /** The same as ofLocal, to read well in a chain. */
-  andLocal<M extends Record<string, ServiceClass>>(services: M): SvcContainer<S & InstancesOf<M>>;
-  andLocal(service: ServiceClass): SvcContainer<S & Record<string, object>>;
-  andLocal(service: unknown): unknown {
-    return this.addEach(service);
+  andLocal<M extends Record<string, ServiceClass>>(services: M, options?: RegisterOptions): SvcContainer<S & InstancesOf<M>>;
+  andLocal(service: ServiceClass, options?: RegisterOptions): SvcContainer<S & Record<string, object>>;
+  andLocal(service: unknown, options?: RegisterOptions): unknown {
+    return this.addEach(service, options, 'andLocal');
   }
 
   /** The instances keyed by instance name (`UserService` -> `userService`); built once. */
@@ -44,14 +59,23 @@ export class SvcContainer<S extends object = {}> {
     return this.instances as S;
   }
 
-  private addEach(value: unknown): this {
-    if (!isPlainObject(value)) return this.add(value, undefined);
+  /**
+   * The instance names registered with `routes: false`, for SvcApi.
+   * @internal
+   */
+  servicesWithoutRoutes(): ReadonlySet<string> {
+    return this.withoutRoutes;
+  }
+
+  private addEach(value: unknown, options: unknown, method: string): this {
+    const { routes = true } = parseWith(registerOptionsSchema, options ?? {}, `<SvcContainer.${method} options>`, [], `pass { routes: false } to register for injection only, or no options`);
+    if (!isPlainObject(value)) return this.add(value, undefined, routes);
     if (Object.keys(value).length === 0) throw new TypeError('SvcContainer: an empty object adds no service; pass the class itself, e.g. .ofLocal(UserService), or .ofLocal({ userService: UserService })');
-    for (const [name, service] of Object.entries(value)) this.add(service, name);
+    for (const [name, service] of Object.entries(value)) this.add(service, name, routes);
     return this;
   }
 
-  private add(service: unknown, named: string | undefined): this {
+  private add(service: unknown, named: string | undefined, routes: boolean): this {
     if (!isClass(service)) throw new TypeError(`SvcContainer: ${describe(service)} is not a class; pass the class itself, e.g. .ofLocal(UserService) or .ofLocal({ userService: UserService })`);
     if (this.instances) throw new Error('SvcContainer: services() was already called; register every class before building');
     if (named !== undefined && camelCase(named) !== named) {
@@ -63,6 +87,7 @@ export class SvcContainer<S extends object = {}> {
     if (existing === service) throw new Error(`SvcContainer: ${service.name} is registered twice`);
     if (existing) throw new Error(`SvcContainer: ${service.name} and ${existing.name} both have the instance name ${name}`);
     this.classes.set(name, service);
+    if (!routes) this.withoutRoutes.add(name);
     return this;
   }
 

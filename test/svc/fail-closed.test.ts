@@ -42,7 +42,7 @@ describe('interceptor classes fail closed (SPEC 7.7)', () => {
   describe.each(['intercept', 'interceptAfter'] as const)('%s', (register) => {
     test.each(forms)('%s: one misspelled method among correct ones fails the build, naming the class, the name, the service and the closest method', (_form, map) => {
       expect(build(register, map(MisspelledGuard))).toThrow(
-        'SvcApi: interceptor class MisspelledGuard has a method listOrder, but orderService has no method listOrder (did you mean listOrders?); ' +
+        'SvcApi: interceptor class MisspelledGuard has a method listOrder, but orderService has no route listOrder (did you mean listOrders?); ' +
           'rename it to the orderService method it intercepts, or start its name with _ if it is a helper',
       );
     });
@@ -61,7 +61,7 @@ describe('interceptor classes fail closed (SPEC 7.7)', () => {
           getOrder() {}
         },
       }),
-    ).toThrow('SvcApi: interceptor class written inline for orderService (its methods: listOrder, getOrder) has a method listOrder, but orderService has no method listOrder (did you mean listOrders?)');
+    ).toThrow('SvcApi: interceptor class written inline for orderService (its methods: listOrder, getOrder) has a method listOrder, but orderService has no route listOrder (did you mean listOrders?)');
   });
 
   test('an inherited misspelled method counts too', () => {
@@ -71,14 +71,14 @@ describe('interceptor classes fail closed (SPEC 7.7)', () => {
     class Derived extends Base {
       getOrder() {}
     }
-    expect(build('intercept', { orderService: Derived })).toThrow('interceptor class Derived has a method getOrders, but orderService has no method getOrders (did you mean getOrder?)');
+    expect(build('intercept', { orderService: Derived })).toThrow('interceptor class Derived has a method getOrders, but orderService has no route getOrders (did you mean getOrder?)');
   });
 
   test('a misspelled arrow-function field counts as a method', () => {
     class FieldGuard {
       listOrder: Interceptor = (_req, _res, next) => next();
     }
-    expect(build('intercept', { orderService: FieldGuard })).toThrow('has a method listOrder, but orderService has no method listOrder (did you mean listOrders?)');
+    expect(build('intercept', { orderService: FieldGuard })).toThrow('has a method listOrder, but orderService has no route listOrder (did you mean listOrders?)');
   });
 
   test('a getter or a field named like a service method is an error: it would look like an interceptor and never run', () => {
