@@ -3,6 +3,7 @@ import { claimPathSchema } from '../policy/request/claim-path';
 import type { CheckOwnership } from '../policy/evaluate/decide';
 import type { PolicySource } from '../policy/evaluate/decision-source';
 import type { DecisionLog } from './decision-log';
+import { exposesReasons } from './reason-exposure';
 
 /** A policy source: anything with `connect(api)`, as bundleConsumer and remoteOpa return. */
 export const policySourceSchema = z.custom<PolicySource>((value) => typeof (value as { connect?: unknown } | null)?.connect === 'function', {
@@ -25,6 +26,7 @@ export const aclOptionsShape = {
   decisionLog: fn<DecisionLog>('decisionLog').optional(),
   decisionCacheSize: z.number().int().nonnegative({ error: 'decisionCacheSize must be a whole number, 0 for no cache' }).optional(),
   strict: z.boolean({ error: 'strict must be true or false' }).optional(),
+  exposeReasons: z.boolean({ error: 'exposeReasons must be true or false' }).optional(),
 };
 
 export interface AclOptions {
@@ -41,9 +43,24 @@ export interface AclOptions {
   decisionCacheSize?: number;
   /** Start-up fails (ConfigError) where the built-in anonymous grant would open operations, instead of warning. */
   strict?: boolean;
+  /**
+   * Whether 403 (and 503) bodies state the policy's reasons, or a generic message; the decision
+   * log always has them. Default: true unless `NODE_ENV` is `production` when the adapter is
+   * created (read once, then).
+   */
+  exposeReasons?: boolean;
 }
 
-/** The options the decision step needs, picked from an adapter's validated configuration. */
+/**
+ * The options the decision step and the deny's answer need, picked from an adapter's validated
+ * configuration when the adapter is created: `exposeReasons` is settled then (see exposesReasons).
+ */
 export function decisionOptions(config: AclOptions): AclOptions {
-  return { roleBinding: config.roleBinding, checkOwnership: config.checkOwnership, checkOwnershipTimeoutMs: config.checkOwnershipTimeoutMs, decisionLog: config.decisionLog };
+  return {
+    roleBinding: config.roleBinding,
+    checkOwnership: config.checkOwnership,
+    checkOwnershipTimeoutMs: config.checkOwnershipTimeoutMs,
+    decisionLog: config.decisionLog,
+    exposeReasons: exposesReasons(config.exposeReasons),
+  };
 }

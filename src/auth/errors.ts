@@ -1,4 +1,5 @@
 import type { Decision } from '../policy/evaluate/evaluator';
+import { FORBIDDEN_MESSAGE } from './reason-exposure';
 import { tokenErrorDescription } from './token-error-description';
 
 /**
@@ -62,8 +63,12 @@ export class AuthError {
   readonly name = 'AuthError';
   readonly message: string;
 
-  constructor(readonly decision: Decision) {
-    this.message = decision.reasons.join('; ') || 'forbidden';
+  constructor(
+    readonly decision: Decision,
+    /** false: the message is a generic one, not the reasons (the host sends the message; `decision` keeps them). */
+    exposeReasons = true,
+  ) {
+    this.message = exposeReasons ? decision.reasons.join('; ') || 'forbidden' : FORBIDDEN_MESSAGE;
   }
 
   /** What a captured stack would start with, for loggers that print `stack` (the host's `printStackTrace`). */

@@ -11,6 +11,7 @@ import { challengesOf, describe } from './challenge';
 import { isOtherScheme } from './errors';
 import { logAuthenticationFailure } from './decision-log';
 import { filterAttributes } from './filter-attributes';
+import { FORBIDDEN_MESSAGE, shownReasons, UNAVAILABLE_MESSAGE } from './reason-exposure';
 import { insufficientScopeChallenge } from './scope-challenge';
 import { thenOrNow } from '../policy/evaluate/then-or-now';
 import { verifyForRequest, type Verification } from './scheme-handler';
@@ -81,7 +82,7 @@ function decideAndAnswer(guard: Guard, found: OperationMatch, req: GuardedReques
       return false;
     }
     if (decision.unavailable) {
-      answerUnavailable(res, decision);
+      answerUnavailable(res, decision, guard.options.exposeReasons);
       return false;
     }
     if (!decision.allow) {
@@ -90,7 +91,7 @@ function decideAndAnswer(guard: Guard, found: OperationMatch, req: GuardedReques
         // Another verifier than bearerJwt's may come without the challenges.
         answerJson(res, 401, 'Unauthorized', caller.missing, guard.handler.challenges ?? ['Bearer']);
       } else {
-        answerJson(res, 403, 'Forbidden', decision.reasons.join('; '), insufficientScopeChallenge(decision));
+        answerJson(res, 403, 'Forbidden', shownReasons(decision, guard.options.exposeReasons, FORBIDDEN_MESSAGE), insufficientScopeChallenge(decision));
       }
       return false;
     }
@@ -110,10 +111,10 @@ export function answerRefusal(res: ServerResponse, error: RequestValidationError
 }
 
 /** 503: nothing could decide (no bundle yet, data too old, OPA unreachable); the client may retry. */
-export function answerUnavailable(res: ServerResponse, decision: Decision): void {
+export function answerUnavailable(res: ServerResponse, decision: Decision, exposeReasons: boolean | undefined): void {
   if (res.headersSent) return;
   res.setHeader('Retry-After', String(decision.unavailable?.retryAfterSeconds ?? 1));
-  answerJson(res, 503, 'ServiceUnavailable', decision.reasons.join('; '));
+  answerJson(res, 503, 'ServiceUnavailable', shownReasons(decision, exposeReasons, UNAVAILABLE_MESSAGE));
 }
 
 /** Answers with a JSON error (and its WWW-Authenticate challenges); a response already sent is left alone, as answering twice throws. */

@@ -177,24 +177,24 @@ export class BearerJWT {
       for (const { guard, key, operation, alternatives } of checks) {
         if (metAlternative(oas?.security, alternatives)) continue;
         const payload = verifiedPayload(oas?.security, guard.scheme);
-        if (payload === null) return next(new AuthError(denied('the security handler gave no payload object')));
+        if (payload === null) return next(new AuthError(denied('the security handler gave no payload object'), this.options.exposeReasons));
         const confirm = (input: PolicyInput) => sameValues(operation, input, (param) => ownProperty(param.in === 'body' ? oas?.body : oas?.params, param.name), '@oas-tools/core');
         const pending = authorize(guard.evaluator, { key, operation, pathParams: req.params ?? {} }, req, payload, this.options, { confirm });
         const { decision, refused } = pending instanceof Promise ? await pending : pending;
         if (refused) return next(refused);
-        if (decision.unavailable) return answerUnavailable(res, decision);
+        if (decision.unavailable) return answerUnavailable(res, decision, this.options.exposeReasons);
         if (!decision.allow) {
           const challenges = withoutCredentials?.get(guard.scheme);
           // As @oas-tools/core answers a missing header for an http scheme: 401, not 403.
           if (challenges !== undefined) return next(attachChallenges(new SecurityError('no credentials', 'this operation needs a bearer token'), challenges));
-          return next(new AuthError(decision));
+          return next(new AuthError(decision, this.options.exposeReasons));
         }
         (res.locals.oas ??= {}).acl = toLocals(decision);
       }
       next();
     } catch (error) {
       if (error instanceof RequestValidationError) return next(error);
-      next(new AuthError(denied(`authorization failed: ${error instanceof Error ? error.message : String(error)}`)));
+      next(new AuthError(denied(`authorization failed: ${error instanceof Error ? error.message : String(error)}`), this.options.exposeReasons));
     }
   }
 

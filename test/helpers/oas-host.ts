@@ -19,6 +19,10 @@ export interface OasSetup {
   requestValidation?: boolean;
   /** `{ <apiKey scheme>: [valid keys] }`: security handlers for the document's apiKey schemes. */
   apiKeys?: Record<string, string[]>;
+  /** BearerJWT's exposeReasons. */
+  exposeReasons?: boolean;
+  /** NODE_ENV while the host initializes (BearerJWT is created then); restored after. */
+  nodeEnv?: string;
 }
 
 export interface OasHost {
