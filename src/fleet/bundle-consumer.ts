@@ -247,7 +247,7 @@ export class BundleConsumer implements PolicySource, DecisionSource {
 
   private async received(bytes: Buffer, etag: string | undefined): Promise<Outcome> {
     this.state.lastSuccessfulDownload = new Date().toISOString();
-    const digest = bundleDigest(bytes);
+    const digest = await bundleDigest(bytes);
     // A server without ETags (or one that changed them) sends the same bytes again: not read again.
     if (this.active?.digest === digest) {
       this.active.etag = etag;

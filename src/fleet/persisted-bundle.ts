@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BundlePersistError } from './bundle-persist-error';
+import { TimeSlice } from './time-slice';
 
 /**
  * What is kept beside the bundle so that a restart resumes where the last run left off, bound to
@@ -28,9 +29,18 @@ const CHECK_FILE = 'check.json';
 /** svcgate writes about 150 bytes; a larger file is not its record. */
 const MAX_CHECK_BYTES = 4096;
 
-/** The digest that binds a record to a bundle's bytes. */
-export function bundleDigest(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
+/** Hashed 1 MiB at a time: the largest bundle (64 MiB) in one call blocked the event loop for about 50 ms. */
+const DIGEST_STEP = 1024 * 1024;
+
+/** The digest that binds a record to a bundle's bytes, taken in slices that let requests through. */
+export async function bundleDigest(bytes: Uint8Array): Promise<string> {
+  const hash = createHash('sha256');
+  const slice = new TimeSlice();
+  for (let at = 0; at < bytes.length; at += DIGEST_STEP) {
+    hash.update(bytes.subarray(at, at + DIGEST_STEP));
+    await slice.pause();
+  }
+  return hash.digest('hex');
 }
 
 /**
@@ -50,7 +60,7 @@ export async function persistedBundle(dir: string, name: string, maxBytes: numbe
   }
   const check = await readCheck(join(dir, name, CHECK_FILE));
   if (check === undefined) return { found: 'unbound', reason: `${CHECK_FILE} is missing or not svcgate's record` };
-  if (check.digest !== bundleDigest(bytes)) return { found: 'unbound', reason: `${CHECK_FILE} describes other bytes than ${BUNDLE_FILE} (a write that did not complete)` };
+  if (check.digest !== (await bundleDigest(bytes))) return { found: 'unbound', reason: `${CHECK_FILE} describes other bytes than ${BUNDLE_FILE} (a write that did not complete)` };
   return { found: 'bundle', bytes, check: { ...check, checkedAt: Math.min(check.checkedAt, Date.now()) } };
 }
 
