@@ -44,7 +44,7 @@ export function collectRoutes(services: Record<string, object>, withoutRoutes: R
   const paths = new Map<string, string>();
   for (const [instance, service] of Object.entries(services)) {
     const methods = publicMethods(service);
-    const internal = readInternal(service, methods);
+    const internal = readInternal(service, instance, methods);
     if (withoutRoutes.has(instance)) {
       unrouted.set(instance, `${instance} is registered with routes: false`);
       continue;
@@ -52,7 +52,7 @@ export function collectRoutes(services: Record<string, object>, withoutRoutes: R
     const schemas = readSchemas(service);
     for (const method of methods) {
       if (internal.has(method)) {
-        unrouted.set(`${instance}.${method}`, `${method} is listed in ${service.constructor.name}.internal`);
+        unrouted.set(`${instance}.${method}`, `${method} is listed in ${className(service, instance)}.internal`);
         continue;
       }
       const path = `/api/${kebabCase(instance)}/${kebabCase(method)}`;
@@ -72,19 +72,24 @@ export function collectRoutes(services: Record<string, object>, withoutRoutes: R
  * (or named with `#` or `_`). Fails closed: a name that is no public method (a typo) would leave
  * the method it meant a route.
  */
-function readInternal(service: object, methods: readonly string[]): ReadonlySet<string> {
-  const Class = service.constructor as { name: string; internal?: unknown };
-  const internal = Class.internal;
-  const file = `<class ${Class.name}>`;
+function readInternal(service: object, instance: string, methods: readonly string[]): ReadonlySet<string> {
+  const internal = (service.constructor as { internal?: unknown }).internal;
+  const name = className(service, instance);
+  const file = `<class ${name}>`;
   if (internal === undefined) return new Set();
-  if (!Array.isArray(internal) || !internal.every((name) => typeof name === 'string')) {
+  if (!Array.isArray(internal) || !internal.every((entry) => typeof entry === 'string')) {
     throw new ConfigError(file, '$.internal', 'internal must be a list of method names', `write static readonly internal = ['${methods[0] ?? 'resetAll'}']`);
   }
-  internal.forEach((name: string, index) => {
-    if (methods.includes(name)) return;
-    throw new ConfigError(file, `$.internal[${index}]`, `${name} is no public method of ${Class.name}, so listing it keeps no route out${didYouMean(name, methods)}`, 'name a method of the class (its spelling, in camel case)');
+  internal.forEach((listed: string, index) => {
+    if (methods.includes(listed)) return;
+    throw new ConfigError(file, `$.internal[${index}]`, `${listed} is no public method of ${name}, so listing it keeps no route out${didYouMean(listed, methods)}`, 'name a method of the class (its spelling, in camel case)');
   });
   return new Set(internal as string[]);
+}
+
+/** A class written inline in a map (`{ auditService: class { ... } }`) may have no name: the instance's then. */
+function className(service: object, instance: string): string {
+  return service.constructor.name || instance;
 }
 
 function publicMethods(service: object): string[] {
