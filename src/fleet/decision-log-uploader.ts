@@ -1,6 +1,7 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { z } from 'zod';
+import { keepProcessAliveUntil } from '../net/keep-process-alive';
 import { parseWith } from '../policy/compile/parse-with';
 import { maskEvent, maskRuleSchema, type MaskRule } from './mask-event';
 import { postGzip } from './post-gzip';
@@ -57,9 +58,9 @@ export interface DecisionLogUploader {
   /** Pass as an adapter's `decisionLog`: it only buffers, so the request never waits for an upload. */
   log: (event: object) => void;
   status(): DecisionLogUploaderStatus;
-  /** Uploads everything buffered now. */
+  /** Uploads everything buffered now; an awaited flush keeps the process alive until it settles. */
   flush(): Promise<void>;
-  /** Stops the timer and uploads what is buffered (each upload within `timeoutMs`). */
+  /** Stops the timer and uploads what is buffered (each upload within `timeoutMs`); an awaited close keeps the process alive until then. */
   close(): Promise<void>;
 }
 
@@ -176,13 +177,18 @@ export function createDecisionLogUploader(options: DecisionLogUploaderOptions): 
       trim();
     },
     status: () => ({ buffered: queue.length, dropped, uploaded, lastUpload, lastError: lastError && { ...lastError }, consecutiveFailures: failures }),
-    flush,
-    close: async () => {
+    // The timer's uploads hold nothing (postGzip unrefs its socket), so that they never keep a
+    // process alive; a caller awaiting flush or close (`await uploader.close()` on shutdown) must.
+    flush: () => keepProcessAliveUntil(flush()),
+    close: () => {
       closed = true;
       clearTimeout(timer);
-      await flush();
-      // Events logged while an upload already under way was finishing.
-      if (queue.length > 0 && failures === 0) await flush();
+      const last = async () => {
+        await flush();
+        // Events logged while an upload already under way was finishing.
+        if (queue.length > 0 && failures === 0) await flush();
+      };
+      return keepProcessAliveUntil(last());
     },
   };
 }

@@ -6,11 +6,13 @@ import { closeNow } from './listen';
 
 /**
  * A collector of OPA decision logs on 127.0.0.1: it keeps each POSTed batch (its compressed size
- * and its events). `hang` makes it accept requests and never answer; stop and start keep the port.
+ * and its events). `hang` makes it accept requests and never answer; `delayMs` answers each that
+ * late; stop and start keep the port.
  */
 export class LogCollector {
   readonly batches: { bytes: number; events: Record<string, unknown>[] }[] = [];
   hang = false;
+  delayMs = 0;
   private server: Server | undefined;
   private port = 0;
 
@@ -30,6 +32,7 @@ export class LogCollector {
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const body = Buffer.concat(chunks);
       const events = JSON.parse(req.headers['content-encoding'] === 'gzip' ? gunzipSync(body).toString() : body.toString()) as Record<string, unknown>[];
+      if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
       this.batches.push({ bytes: body.length, events });
       res.status(204).end();
     });
