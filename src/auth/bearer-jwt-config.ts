@@ -3,9 +3,10 @@ import { z } from 'zod';
 import { ConfigError } from '../policy/compile/config-error';
 import { parseWith } from '../policy/compile/parse-with';
 import { KNOWN_ALGORITHMS } from './algorithms';
+import { issuerAudience, reportSecretsWithoutAudience, type AudienceSetting, type KeyOrigin } from './audience-requirement';
 import type { IssuerVerifier } from './choose-issuer';
 import { dpopOptionsSchema, type DpopSettings } from './dpop-options';
-import { fixedKeys, keySetConfigFields, type KeySetTimings } from './key-set';
+import { fixedKeys, keySetConfigFields, type KeySetTimings, type KeySource } from './key-set';
 import { readKey, type LocalJwkSet } from './read-key';
 import { isRemote, readIssuer, readKeySetTimings, readRemoteKeySource } from './remote-key-source';
 import { profileChecks } from './rfc9068-profile';
@@ -21,7 +22,12 @@ const secretField = z
     error: 'secret must be a string, a Buffer or a KeyObject',
   });
 const jwksField = z.union([z.url(), z.instanceof(URL), z.object({ keys: z.array(z.record(z.string(), z.unknown())) })], { error: 'jwks must be a URL or a JWK set { keys: [...] }' });
-const audienceField = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
+/** `false`: no audience check, on purpose (see audience-requirement.ts). */
+const audienceField = z.union([z.string().min(1), z.array(z.string().min(1)).min(1), z.literal(false)], {
+  error: 'audience must be a string, a non-empty list of strings, or false (no audience check, on purpose)',
+});
+/** RFC 9068 and express-oauth2-jwt-bearer require exp; a configured requiredClaims replaces this list. */
+const DEFAULT_REQUIRED_CLAIMS: readonly string[] = ['exp'];
 
 /** One entry of `issuers`: an issuer with its own key (or key set) and, optionally, algorithms and audience. */
 const issuerEntrySchema = z
@@ -54,7 +60,7 @@ const configSchema = z
     maxHeaderBytes: z.number().int().positive().default(8192),
     /** RFC 9449 DPoP: `true` or options; see dpop-options.ts. */
     dpop: dpopOptionsSchema,
-    /** Key-set timings, issuerBaseURL (discovery) and strict (the start-up check); see key-set.ts. */
+    /** Key-set timings, issuerBaseURL (discovery) and strict (warnings are errors: the start-up check, a secret without audience); see key-set.ts. */
     ...keySetConfigFields,
     /** Verified tokens remembered by their exact text; `false` turns the cache off. */
     cache: z
@@ -78,6 +84,8 @@ export interface VerifierSettings {
   cache: { size: number; ttlSeconds: number; maxTokenAgeSeconds: number | undefined };
   /** The start-up check of a fetched key set fails ready() rather than warning. */
   strict: boolean;
+  /** exp is required by the default requiredClaims, not by the configuration: a token without it is told how to opt out. */
+  expRequiredByDefault: boolean;
 }
 
 /** Validates the configuration and imports the keys once, at creation. */
@@ -90,7 +98,7 @@ export function readBearerJwtConfig(input: unknown): VerifierSettings {
   const shared: Omit<IssuerVerifier['options'], 'issuer'> = {
     clockTolerance: config.clockTolerance,
     ...(config.maxTokenAge === undefined ? {} : { maxTokenAge: config.maxTokenAge }),
-    ...profileChecks(config.profile, config.requiredClaims),
+    ...profileChecks(config.profile, config.requiredClaims ?? DEFAULT_REQUIRED_CLAIMS),
   };
   const defaults: IssuerDefaults = {
     algorithms,
@@ -99,17 +107,20 @@ export function readBearerJwtConfig(input: unknown): VerifierSettings {
     timings: readKeySetTimings(config, entries.some(({ fields }) => isRemote(fields))),
     shared,
   };
-  const issuers = entries.map((entry) => readIssuerVerifier(entry, defaults));
+  const read = entries.map((entry) => readIssuerVerifier(entry, defaults));
+  reportSecretsWithoutAudience(read.flatMap(({ secretWithoutAudience }) => secretWithoutAudience ?? []), config.strict);
+  const issuers = read.map(({ verifier }) => verifier);
   // A maxTokenAge given as a jose duration string cannot be bounded here, so such tokens are not cached.
   const uncachedAge = typeof config.maxTokenAge === 'string';
   const cache = config.cache === false || uncachedAge ? { size: 0, ttlSeconds: 0, maxTokenAgeSeconds: undefined } : { ...config.cache, maxTokenAgeSeconds: config.maxTokenAge as number | undefined };
-  return { issuers, maxHeaderBytes: config.maxHeaderBytes, cache, dpop: config.dpop, strict: config.strict };
+  const expRequiredByDefault = config.requiredClaims === undefined && config.profile === undefined;
+  return { issuers, maxHeaderBytes: config.maxHeaderBytes, cache, dpop: config.dpop, strict: config.strict, expRequiredByDefault };
 }
 
 /** What the top level gives every issuer: its checks, and the algorithms and audience an entry may override. */
 interface IssuerDefaults {
   algorithms: string[] | undefined;
-  audience: string | string[] | undefined;
+  audience: AudienceSetting | undefined;
   profile: 'rfc9068' | undefined;
   timings: KeySetTimings;
   shared: Omit<IssuerVerifier['options'], 'issuer'>;
@@ -140,18 +151,27 @@ function issuerEntries(config: z.output<typeof configSchema>): IssuerEntry[] {
   });
 }
 
-/** One issuer's key source and checks. */
-function readIssuerVerifier({ fields, at, issuer }: IssuerEntry, defaults: IssuerDefaults): IssuerVerifier {
+/** One issuer's key source and checks; `secretWithoutAudience` is its path when a secret verifies it with no audience said. */
+function readIssuerVerifier({ fields, at, issuer }: IssuerEntry, defaults: IssuerDefaults): { verifier: IssuerVerifier; secretWithoutAudience?: string } {
   const algorithms = fields.algorithms === undefined ? defaults.algorithms : checkAlgorithmNames(fields.algorithms, `${at}.algorithms`);
-  const fixedAlgorithms = algorithms ?? ['HS256'];
-  const keys =
-    readRemoteKeySource(fields, [issuer].flat(), algorithms, defaults.timings, at) ??
-    fixedKeys(readKey(fields.secret, fields.jwks as LocalJwkSet | undefined, fixedAlgorithms, at), fixedAlgorithms);
-  const audience = fields.audience ?? defaults.audience;
-  if (defaults.profile === 'rfc9068' && audience === undefined) {
+  const { keys, origin } = readIssuerKeys(fields, issuer, algorithms, defaults.timings, at);
+  const configured = fields.audience ?? defaults.audience;
+  if (defaults.profile === 'rfc9068' && (configured === undefined || configured === false)) {
     throw new ConfigError(FILE, `${at}.audience`, "profile 'rfc9068' needs the audience check (RFC 9068, section 4)", "set audience to this API's identifier, the aud value of the tokens issued for it");
   }
-  return { keys, options: { ...defaults.shared, issuer, ...(audience === undefined ? {} : { audience }) } };
+  const audience = issuerAudience(configured, origin, at);
+  const verifier: IssuerVerifier = { keys, options: { ...defaults.shared, issuer, ...(audience === undefined ? {} : { audience }) } };
+  return origin === 'secret' && configured === undefined ? { verifier, secretWithoutAudience: at } : { verifier };
+}
+
+/** The issuer's keys, and where they come from: a `secret` is a shared secret unless it imported as a public key (PEM or KeyObject). */
+function readIssuerKeys(fields: IssuerFields, issuer: string | string[], algorithms: string[] | undefined, timings: KeySetTimings, at: string): { keys: KeySource; origin: KeyOrigin } {
+  const remote = readRemoteKeySource(fields, [issuer].flat(), algorithms, timings, at);
+  if (remote !== undefined) return { keys: remote, origin: fields.issuerBaseURL === undefined ? 'jwks' : 'issuerBaseURL' };
+  const fixedAlgorithms = algorithms ?? ['HS256'];
+  const key = readKey(fields.secret, fields.jwks as LocalJwkSet | undefined, fixedAlgorithms, at);
+  const origin: KeyOrigin = fields.jwks !== undefined ? 'jwks' : key instanceof KeyObject && key.type === 'public' ? 'publicKey' : 'secret';
+  return { keys: fixedKeys(key, fixedAlgorithms), origin };
 }
 
 /** Both spellings are accepted (the original library's `algoritms` too), but not in disagreement. */

@@ -42,7 +42,7 @@ interface CachedToken {
  * the tokens verified before (only the exact token text can hit).
  */
 export function bearerJwt(config: BearerJwtConfig): BearerJwtHandler {
-  const { issuers, maxHeaderBytes, cache: cacheSettings, dpop, strict } = readBearerJwtConfig(config);
+  const { issuers, maxHeaderBytes, cache: cacheSettings, dpop, strict, expRequiredByDefault } = readBearerJwtConfig(config);
   const chooseIssuer = issuerChooser(issuers);
   const verify = async (token: string, { keys, options }: IssuerVerifier): Promise<JWTVerifyResult & { key?: unknown }> => {
     const { key, algorithms } = await keys.current();
@@ -72,7 +72,7 @@ export function bearerJwt(config: BearerJwtConfig): BearerJwtHandler {
       issuer = chooseIssuer(token);
       verified = await verify(token, issuer);
     } catch (error) {
-      throw toJsonWebTokenError(error);
+      throw toJsonWebTokenError(error, expRequiredByDefault);
     }
     const payload = deepFreeze(verified.payload as VerifiedPayload);
     cache.set(cacheKey(token), { token, payload, expiresAt: cacheExpiry(payload, cacheSettings), source: issuer.keys, kid: verified.protectedHeader.kid, key: verified.key });
@@ -106,10 +106,10 @@ function cacheExpiry(payload: VerifiedPayload, settings: { ttlSeconds: number; m
  * Whatever jose throws (its JOSEErrors, but also TypeErrors on odd input) becomes one error class;
  * its description is chosen from the code and claim only, as jose's message quotes the token.
  */
-function toJsonWebTokenError(error: unknown): JsonWebTokenError {
+function toJsonWebTokenError(error: unknown, expRequiredByDefault: boolean): JsonWebTokenError {
   if (error instanceof JsonWebTokenError) return error;
   const { code, claim, reason } = (error ?? {}) as { code?: unknown; claim?: unknown; reason?: unknown };
   const message = error instanceof Error ? error.message : String(error);
   const stableCode = typeof code === 'string' && code.startsWith('ERR_J') ? code : 'ERR_JWT_INVALID';
-  return new JsonWebTokenError(stableCode, message, tokenErrorDescription({ code: stableCode, claim, claimReason: reason }));
+  return new JsonWebTokenError(stableCode, message, tokenErrorDescription({ code: stableCode, claim, claimReason: reason, expRequiredByDefault }));
 }

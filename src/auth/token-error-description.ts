@@ -11,6 +11,8 @@ export interface TokenFailure {
   claim?: unknown;
   /** jose's JWTClaimValidationFailed.reason: 'missing', 'check_failed', 'invalid'. */
   claimReason?: unknown;
+  /** exp is required by svcgate's default rather than by the configuration, so its absence also tells how to opt out. */
+  expRequiredByDefault?: boolean;
 }
 
 const INVALID_TOKEN_DESCRIPTION = 'the token is invalid';
@@ -42,15 +44,22 @@ const CHECK_FAILED: Readonly<Record<string, string>> = {
 /** jose reports the header's typ as a claim; svcgate checks it only for profile 'rfc9068'. */
 const TYP_DESCRIPTION = 'the token is not a JWT access token (typ at+jwt)';
 
+/**
+ * A token without exp was accepted before exp became required by default; whoever meets this
+ * after an upgrade is told the option that accepts such tokens again.
+ */
+const NO_EXP_BY_DEFAULT = 'the token has no exp claim, which is required by default (to accept tokens without exp, configure requiredClaims without exp)';
+
 /** Registered claim names, the only ones a description names (a configured requiredClaims entry could hold anything). */
 const NAMED_CLAIMS = new Set(['iss', 'sub', 'aud', 'exp', 'nbf', 'iat', 'jti', 'client_id', 'scope', 'cnf', 'auth_time', 'acr', 'amr', 'azp', 'nonce']);
 
 export function tokenErrorDescription(failure: TokenFailure): string {
-  const { code, claim, claimReason } = failure;
+  const { code, claim, claimReason, expRequiredByDefault } = failure;
   const named = typeof claim === 'string' && NAMED_CLAIMS.has(claim) ? claim : undefined;
   if (code === 'ERR_JWT_EXPIRED' && named === 'iat') return 'the token is older than the accepted age (maxTokenAge)';
   if (code !== 'ERR_JWT_CLAIM_VALIDATION_FAILED') return BY_CODE[code] ?? INVALID_TOKEN_DESCRIPTION;
   if (claim === 'typ') return TYP_DESCRIPTION;
+  if (claimReason === 'missing' && named === 'exp' && expRequiredByDefault === true) return NO_EXP_BY_DEFAULT;
   if (claimReason === 'missing') return named === undefined ? 'the token lacks a required claim' : `the token has no ${named} claim`;
   if (claimReason === 'check_failed' && named !== undefined && CHECK_FAILED[named] !== undefined) return CHECK_FAILED[named];
   if (named !== undefined) return `the token's ${named} claim is invalid`;

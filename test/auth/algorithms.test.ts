@@ -10,6 +10,7 @@ import { listen } from '../helpers/listen';
 
 // Every algorithm jose 5.10 verifies, with real keys and tokens, and the key-type and curve checks.
 const ISSUER = 'algorithms-tests';
+const AUDIENCE = 'https://api.example.com';
 const EXAMPLE = join(__dirname, '../../examples/users-api');
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -40,7 +41,7 @@ async function signer(alg: string, options: { crv?: string }): Promise<Signer> {
 }
 
 function sign({ alg, signWith }: Signer, claims: Record<string, unknown> = {}, header: Record<string, unknown> = {}): Promise<string> {
-  return new SignJWT({ iss: ISSUER, exp: now() + 600, ...claims }).setProtectedHeader({ alg, ...header }).sign(signWith);
+  return new SignJWT({ iss: ISSUER, aud: AUDIENCE, exp: now() + 600, ...claims }).setProtectedHeader({ alg, ...header }).sign(signWith);
 }
 
 describe.each(CASES)('%s', (_name, alg, options) => {
@@ -50,19 +51,19 @@ describe.each(CASES)('%s', (_name, alg, options) => {
   });
 
   test('bearerJwt verifies a token signed with it', async () => {
-    const verify = bearerJwt({ issuer: ISSUER, secret: key.verifyWith, algorithms: [alg] });
+    const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, secret: key.verifyWith, algorithms: [alg] });
     await expect(verify(`Bearer ${await sign(key, { sub: 'u1' })}`)).resolves.toMatchObject({ sub: 'u1', iss: ISSUER });
   });
 
   test('bearerJwt refuses a token signed with another key of the same kind', async () => {
-    const verify = bearerJwt({ issuer: ISSUER, secret: key.verifyWith, algorithms: [alg] });
+    const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, secret: key.verifyWith, algorithms: [alg] });
     const other = await signer(alg, options);
     await expect(verify(`Bearer ${await sign(other)}`)).rejects.toMatchObject({ name: 'JsonWebTokenError', code: 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED', description: 'the signature does not verify' });
   });
 
   test('bearerJwtAcl on real Express lets the token in and keeps a forged one out', async () => {
     const app = express();
-    app.use(bearerJwtAcl({ openapi: join(EXAMPLE, 'openapi.yaml'), acl: { bearerAuth: join(EXAMPLE, 'permissions.yaml') }, handler: bearerJwt({ issuer: ISSUER, secret: key.verifyWith, algorithms: [alg] }) }));
+    app.use(bearerJwtAcl({ openapi: join(EXAMPLE, 'openapi.yaml'), acl: { bearerAuth: join(EXAMPLE, 'permissions.yaml') }, handler: bearerJwt({ issuer: ISSUER, audience: AUDIENCE, secret: key.verifyWith, algorithms: [alg] }) }));
     app.get(/.*/, (_req, res) => {
       res.json({ ran: true });
     });
@@ -99,8 +100,8 @@ describe('the key decides the algorithms, by type and curve', () => {
     ['ES256 with an Ed25519 key', ed25519, 'ES256', 'ES256 cannot be verified with a public key of type ed25519'],
     ['RS256 with an RSA-PSS key', rsaPss, 'RS256', 'RS256 cannot be verified with a public key of type rsa-pss'],
   ])('%s is a ConfigError', (_name, key, alg, message) => {
-    expect(() => bearerJwt({ issuer: ISSUER, secret: key, algorithms: [alg] })).toThrow(ConfigError);
-    expect(() => bearerJwt({ issuer: ISSUER, secret: key, algorithms: [alg] })).toThrow(message);
+    expect(() => bearerJwt({ issuer: ISSUER, audience: AUDIENCE, secret: key, algorithms: [alg] })).toThrow(ConfigError);
+    expect(() => bearerJwt({ issuer: ISSUER, audience: AUDIENCE, secret: key, algorithms: [alg] })).toThrow(message);
   });
 
   test.each([
@@ -109,22 +110,22 @@ describe('the key decides the algorithms, by type and curve', () => {
     ['a secp256k1 key verifies ES256K', secp256k1, ['ES256K']],
     ['an RSA-PSS key verifies PS256', rsaPss, ['PS256', 'PS384', 'PS512']],
   ])('%s', (_name, key, algorithms) => {
-    expect(() => bearerJwt({ issuer: ISSUER, secret: key, algorithms })).not.toThrow();
+    expect(() => bearerJwt({ issuer: ISSUER, audience: AUDIENCE, secret: key, algorithms })).not.toThrow();
   });
 
   test('an X25519 key is refused: it signs nothing', () => {
     const x25519 = publicOf('x25519');
-    expect(() => bearerJwt({ issuer: ISSUER, secret: x25519, algorithms: ['EdDSA'] })).toThrow('EdDSA cannot be verified with a public key of type x25519');
+    expect(() => bearerJwt({ issuer: ISSUER, audience: AUDIENCE, secret: x25519, algorithms: ['EdDSA'] })).toThrow('EdDSA cannot be verified with a public key of type x25519');
   });
 
   test('a PEM public key of a curve is checked the same way', () => {
     const pem = p256.export({ type: 'spki', format: 'pem' }) as string;
-    expect(() => bearerJwt({ issuer: ISSUER, secret: pem, algorithms: ['ES512'] })).toThrow('ES512 cannot be verified with a public key of type ec, curve P-256');
-    expect(() => bearerJwt({ issuer: ISSUER, secret: pem, algorithms: ['ES256'] })).not.toThrow();
+    expect(() => bearerJwt({ issuer: ISSUER, audience: AUDIENCE, secret: pem, algorithms: ['ES512'] })).toThrow('ES512 cannot be verified with a public key of type ec, curve P-256');
+    expect(() => bearerJwt({ issuer: ISSUER, audience: AUDIENCE, secret: pem, algorithms: ['ES256'] })).not.toThrow();
   });
 
   test('an unknown algorithm name is a ConfigError listing the accepted ones, Ed25519 and ES256K among them', () => {
-    expect(() => bearerJwt({ issuer: ISSUER, secret: ed25519, algorithms: ['Ed449'] })).toThrow(/unknown algorithm "Ed449".*ES256K.*Ed25519/);
+    expect(() => bearerJwt({ issuer: ISSUER, audience: AUDIENCE, secret: ed25519, algorithms: ['Ed449'] })).toThrow(/unknown algorithm "Ed449".*ES256K.*Ed25519/);
   });
 });
 
@@ -132,7 +133,7 @@ describe('a token whose algorithm is not among the configured ones is refused', 
   test('an Ed25519 token when only RS256 is allowed', async () => {
     const rsa = await generateKeyPair('RS256');
     const ed = await generateKeyPair('Ed25519');
-    const verify = bearerJwt({ issuer: ISSUER, secret: rsa.publicKey as KeyObject, algorithms: ['RS256'] });
+    const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, secret: rsa.publicKey as KeyObject, algorithms: ['RS256'] });
     const error = await verify(`Bearer ${await sign({ alg: 'Ed25519', verifyWith: ed.publicKey as KeyObject, signWith: ed.privateKey as KeyObject })}`).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(JsonWebTokenError);
     expect(error).toMatchObject({ code: 'ERR_JOSE_ALG_NOT_ALLOWED', description: "the token's algorithm is not accepted" });
@@ -141,7 +142,7 @@ describe('a token whose algorithm is not among the configured ones is refused', 
   test('an EdDSA token against a key configured for Ed25519 only, though the key signed it', async () => {
     const ed = await generateKeyPair('Ed25519');
     const key: Signer = { alg: 'EdDSA', verifyWith: ed.publicKey as KeyObject, signWith: ed.privateKey as KeyObject };
-    const verify = bearerJwt({ issuer: ISSUER, secret: key.verifyWith, algorithms: ['Ed25519'] });
+    const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, secret: key.verifyWith, algorithms: ['Ed25519'] });
     await expect(verify(`Bearer ${await sign(key)}`)).rejects.toMatchObject({ code: 'ERR_JOSE_ALG_NOT_ALLOWED' });
     await expect(verify(`Bearer ${await sign({ ...key, alg: 'Ed25519' })}`)).resolves.toMatchObject({ iss: ISSUER });
   });
@@ -149,7 +150,7 @@ describe('a token whose algorithm is not among the configured ones is refused', 
   test('an HS256 token made with the public key as the secret (algorithm confusion)', async () => {
     const ed = await generateKeyPair('Ed25519');
     const publicKey = ed.publicKey as KeyObject;
-    const verify = bearerJwt({ issuer: ISSUER, secret: publicKey, algorithms: ['EdDSA', 'Ed25519'] });
+    const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, secret: publicKey, algorithms: ['EdDSA', 'Ed25519'] });
     const confused = await sign({ alg: 'HS256', verifyWith: publicKey, signWith: new Uint8Array(publicKey.export({ type: 'spki', format: 'der' })) });
     await expect(verify(`Bearer ${confused}`)).rejects.toMatchObject({ code: 'ERR_JOSE_ALG_NOT_ALLOWED' });
   });
@@ -168,7 +169,7 @@ describe('a local JWK set holding an Ed25519 and a secp256k1 key', () => {
       { ...(await exportJWK(ed.verifyWith as KeyObject)), kid: 'ed' },
       { ...(await exportJWK(k1.verifyWith as KeyObject)), kid: 'k1' },
     ];
-    verify = bearerJwt({ issuer: ISSUER, jwks: { keys }, algorithms: ['Ed25519', 'EdDSA', 'ES256K', 'ES256'] });
+    verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: { keys }, algorithms: ['Ed25519', 'EdDSA', 'ES256K', 'ES256'] });
   });
 
   test.each([

@@ -85,14 +85,15 @@ afterEach(async () => {
   provider = undefined;
 });
 
-const bearer = async (key: SigningKey, iss: string, claims: Record<string, unknown> = {}) => `Bearer ${await signWith(key, { iss, sub: key.kid, ...claims })}`;
+const AUDIENCE = 'https://api.example.com';
+const bearer = async (key: SigningKey, iss: string, claims: Record<string, unknown> = {}) => `Bearer ${await signWith(key, { iss, aud: AUDIENCE, sub: key.kid, ...claims })}`;
 const unavailable = (reason: string) => expect.objectContaining({ code: 'ERR_JWKS_UNAVAILABLE', description: 'the key set cannot be fetched', reason: expect.stringContaining(reason) });
 
 describe('discovery', () => {
   test('OpenID Connect discovery: the issuer defaults to the base URL, the key set and algorithms come from the metadata', async () => {
     provider = await startProvider({ openid: openidDocument });
     const { base } = provider;
-    const verify = bearerJwt({ issuerBaseURL: base, strict: true });
+    const verify = bearerJwt({ audience: AUDIENCE, issuerBaseURL: base, strict: true });
     await verify.ready();
     await expect(verify(await bearer(keyA, base))).resolves.toMatchObject({ sub: 'a', iss: base });
     expect(provider.fetches).toEqual({ openid: 1, oauth: 0, jwks: 1, jwks2: 0 });
@@ -102,7 +103,7 @@ describe('discovery', () => {
   test('none and HS* listed by the metadata are never accepted', async () => {
     provider = await startProvider({ openid: openidDocument });
     const { base } = provider;
-    const verify = bearerJwt({ issuerBaseURL: base });
+    const verify = bearerJwt({ audience: AUDIENCE, issuerBaseURL: base });
     const hs256 = await new SignJWT({ iss: base, sub: 'forged' }).setProtectedHeader({ alg: 'HS256' }).sign(new TextEncoder().encode('a-guessed-secret-that-is-32-bytes!'));
     await expect(verify(`Bearer ${hs256}`)).rejects.toMatchObject({ code: 'ERR_JOSE_ALG_NOT_ALLOWED' });
     const unsigned = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ iss: base, sub: 'forged' })).toString('base64url')}.`;
@@ -113,7 +114,7 @@ describe('discovery', () => {
   test('configured algorithms win over the metadata', async () => {
     provider = await startProvider({ openid: openidDocument });
     const warning = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-    const verify = bearerJwt({ issuerBaseURL: provider.base, algorithms: ['RS256'] });
+    const verify = bearerJwt({ audience: AUDIENCE, issuerBaseURL: provider.base, algorithms: ['RS256'] });
     await expect(verify(await bearer(keyA, provider.base))).rejects.toMatchObject({ code: 'ERR_JOSE_ALG_NOT_ALLOWED', description: "the token's algorithm is not accepted" });
     await verify.ready();
     expect(warning).toHaveBeenCalledWith(expect.stringContaining('holds no key for RS256'), { code: 'SVCGATE_KEY_SET_UNUSABLE' });
@@ -121,7 +122,7 @@ describe('discovery', () => {
 
   test('a 404 for the OpenID document: the RFC 8414 document, path after the well-known part', async () => {
     provider = await startProvider({ oauth: (base) => ({ issuer: base, jwks_uri: `${base}/jwks` }) });
-    const verify = bearerJwt({ issuerBaseURL: provider.base, algorithms: ['ES256'], strict: true });
+    const verify = bearerJwt({ audience: AUDIENCE, issuerBaseURL: provider.base, algorithms: ['ES256'], strict: true });
     await verify.ready();
     await expect(verify(await bearer(keyA, provider.base))).resolves.toMatchObject({ sub: 'a' });
     expect(provider.fetches).toEqual({ openid: 1, oauth: 1, jwks: 1, jwks2: 0 });
@@ -130,7 +131,7 @@ describe('discovery', () => {
   test('metadata that lists no usable algorithm, and none configured: refused, and said at start-up', async () => {
     provider = await startProvider({ oauth: (base) => ({ issuer: base, jwks_uri: `${base}/jwks`, id_token_signing_alg_values_supported: ['none', 'HS256'] }) });
     const warning = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-    const verify = bearerJwt({ issuerBaseURL: provider.base });
+    const verify = bearerJwt({ audience: AUDIENCE, issuerBaseURL: provider.base });
     await verify.ready();
     expect(warning).toHaveBeenCalledWith(expect.stringContaining('lists no signing algorithm'), { code: 'SVCGATE_KEY_SET_UNAVAILABLE' });
     await expect(verify(await bearer(keyA, provider.base))).rejects.toEqual(unavailable('set algorithms'));
@@ -139,7 +140,7 @@ describe('discovery', () => {
   test('an issuer configured apart from the base URL is the one the metadata must name', async () => {
     const issuer = 'https://login.example.test/realm';
     provider = await startProvider({ openid: (base) => openidDocument(base, { issuer }) });
-    const verify = bearerJwt({ issuerBaseURL: provider.base, issuer, strict: true });
+    const verify = bearerJwt({ audience: AUDIENCE, issuerBaseURL: provider.base, issuer, strict: true });
     await verify.ready();
     await expect(verify(await bearer(keyA, issuer))).resolves.toMatchObject({ iss: issuer });
   });
@@ -148,7 +149,7 @@ describe('discovery', () => {
 describe('what is refused', () => {
   test('metadata naming another issuer: no key of it is fetched or trusted', async () => {
     provider = await startProvider({ openid: (base) => openidDocument(base, { issuer: 'https://evil.test' }) });
-    const verify = bearerJwt({ issuerBaseURL: provider.base, strict: true });
+    const verify = bearerJwt({ audience: AUDIENCE, issuerBaseURL: provider.base, strict: true });
     const error = await verify.ready().catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ConfigError);
     expect(error).toMatchObject({ path: '$.issuerBaseURL', problem: expect.stringContaining(`names "https://evil.test", not "${provider.base}"`) });
@@ -161,7 +162,7 @@ describe('what is refused', () => {
     ['a server that never answers', 'never' as const, 'did not answer in full within 300 ms'],
   ])('%s: refused within the limits, without trying the other place', async (_case, answer, reason) => {
     provider = await startProvider({ openid: () => answer, oauth: openidDocument });
-    const verify = bearerJwt({ issuerBaseURL: provider.base, timeoutDuration: 300, strict: true });
+    const verify = bearerJwt({ audience: AUDIENCE, issuerBaseURL: provider.base, timeoutDuration: 300, strict: true });
     await expect(verify.ready()).rejects.toMatchObject({ path: '$.issuerBaseURL', problem: expect.stringContaining(reason) });
     await expect(verify(await bearer(keyA, provider.base))).rejects.toEqual(unavailable(reason));
     expect(provider.fetches.oauth).toBe(0);
@@ -173,12 +174,12 @@ describe('what is refused', () => {
     ['no issuer', { issuer: undefined }, 'names no issuer'],
   ])('%s', async (_case, extra, reason) => {
     provider = await startProvider({ openid: (base) => openidDocument(base, extra) });
-    await expect(bearerJwt({ issuerBaseURL: provider.base, strict: true }).ready()).rejects.toMatchObject({ problem: expect.stringContaining(reason) });
+    await expect(bearerJwt({ audience: AUDIENCE, issuerBaseURL: provider.base, strict: true }).ready()).rejects.toMatchObject({ problem: expect.stringContaining(reason) });
   });
 
   test('neither place has the document: both answers are named', async () => {
     provider = await startProvider({});
-    await expect(bearerJwt({ issuerBaseURL: provider.base, strict: true }).ready()).rejects.toMatchObject({
+    await expect(bearerJwt({ audience: AUDIENCE, issuerBaseURL: provider.base, strict: true }).ready()).rejects.toMatchObject({
       problem: expect.stringMatching(/openid-configuration answered 404.*oauth-authorization-server\/realm answered 404/),
     });
   });
@@ -187,7 +188,7 @@ describe('what is refused', () => {
 describe('cached and refreshed', () => {
   test('lookups at the same time share one fetch of the metadata and one of the key set', async () => {
     provider = await startProvider({ openid: openidDocument });
-    const verify = bearerJwt({ issuerBaseURL: provider.base });
+    const verify = bearerJwt({ audience: AUDIENCE, issuerBaseURL: provider.base });
     const tokens = await Promise.all(Array.from({ length: 20 }, (_, n) => bearer(keyA, provider!.base, { n })));
     await Promise.all(tokens.map((token) => verify(token)));
     await verify.ready();
@@ -197,7 +198,7 @@ describe('cached and refreshed', () => {
   test('fetched again once older than cacheMaxAge, and a new jwks_uri brings the new key set', async () => {
     provider = await startProvider({ openid: openidDocument });
     const { base } = provider;
-    const verify = bearerJwt({ issuerBaseURL: base, cacheMaxAge: 200, cooldownDuration: 60_000 });
+    const verify = bearerJwt({ audience: AUDIENCE, issuerBaseURL: base, cacheMaxAge: 200, cooldownDuration: 60_000 });
     await verify.ready();
     await verify(await bearer(keyA, base, { n: 1 }));
     await verify(await bearer(keyA, base, { n: 2 }));
@@ -212,7 +213,7 @@ describe('cached and refreshed', () => {
   test('a failed refresh keeps the last good metadata, and is not tried again before the cooldown', async () => {
     provider = await startProvider({ openid: openidDocument });
     const { base } = provider;
-    const verify = bearerJwt({ issuerBaseURL: base, cacheMaxAge: 200, cooldownDuration: 60_000 });
+    const verify = bearerJwt({ audience: AUDIENCE, issuerBaseURL: base, cacheMaxAge: 200, cooldownDuration: 60_000 });
     await verify.ready();
     provider.answer('openid', 500);
     await wait(300);

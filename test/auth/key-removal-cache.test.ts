@@ -8,6 +8,7 @@ import { listen } from '../helpers/listen';
 // in a key set younger than cacheMaxAge, so a key the provider dropped stops working at the next
 // fetch of the set, for cached tokens too.
 const ISSUER = 'https://issuer.test';
+const AUDIENCE = 'https://api.example.com';
 const EXAMPLE = join(__dirname, '../../examples/users-api');
 
 let keyA: SigningKey;
@@ -20,11 +21,11 @@ beforeAll(async () => {
 afterAll(() => jwks.close());
 beforeEach(() => jwks.serve([keyA]));
 
-const bearer = async (key: SigningKey, claims: Record<string, unknown> = {}) => `Bearer ${await signWith(key, { iss: ISSUER, sub: key.kid ?? 'no kid', ...claims })}`;
+const bearer = async (key: SigningKey, claims: Record<string, unknown> = {}) => `Bearer ${await signWith(key, { iss: ISSUER, aud: AUDIENCE, sub: key.kid ?? 'no kid', ...claims })}`;
 const noMatchingKey = { code: 'ERR_JWKS_NO_MATCHING_KEY', description: 'no key of the key set matches the token' };
 
 test('a cached token whose kid left the set is refused once a new kid has brought the set again', async () => {
-  const verify = bearerJwt({ issuer: ISSUER, jwks: jwks.url, algorithms: ['ES256'], cooldownDuration: 100 });
+  const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: jwks.url, algorithms: ['ES256'], cooldownDuration: 100 });
   await verify.ready();
   const tokenA = await bearer(keyA);
   await expect(verify(tokenA)).resolves.toMatchObject({ sub: 'a' });
@@ -36,7 +37,7 @@ test('a cached token whose kid left the set is refused once a new kid has brough
 });
 
 test('a cached token is verified again once its set is older than cacheMaxAge, and refused when its key has gone', async () => {
-  const verify = bearerJwt({ issuer: ISSUER, jwks: jwks.url, algorithms: ['ES256'], cacheMaxAge: 200, cooldownDuration: 60_000 });
+  const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: jwks.url, algorithms: ['ES256'], cacheMaxAge: 200, cooldownDuration: 60_000 });
   await verify.ready();
   const tokenA = await bearer(keyA);
   const first = await verify(tokenA);
@@ -54,7 +55,7 @@ test('a cached token is verified again once its set is older than cacheMaxAge, a
 });
 
 test('a kid kept for another key: the cached token of the old key is refused', async () => {
-  const verify = bearerJwt({ issuer: ISSUER, jwks: jwks.url, algorithms: ['ES256'], cooldownDuration: 100 });
+  const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: jwks.url, algorithms: ['ES256'], cooldownDuration: 100 });
   await verify.ready();
   const tokenA = await bearer(keyA);
   await verify(tokenA);
@@ -67,7 +68,7 @@ test('a kid kept for another key: the cached token of the old key is refused', a
 test('a token without kid is served from the cache only while its key is in the set', async () => {
   const [plain, next] = await Promise.all([signingKey(undefined), signingKey(undefined)]);
   jwks.serve([plain]);
-  const verify = bearerJwt({ issuer: ISSUER, jwks: jwks.url, algorithms: ['ES256'], cacheMaxAge: 200 });
+  const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: jwks.url, algorithms: ['ES256'], cacheMaxAge: 200 });
   await verify.ready();
   const token = await bearer(plain);
   await expect(verify(token)).resolves.toMatchObject({ sub: 'no kid' });
@@ -79,7 +80,7 @@ test('a token without kid is served from the cache only while its key is in the 
 test('Express: a request whose cached token lost its key gets a 401 that says so', async () => {
   const express = require('express') as () => { use: (...args: unknown[]) => void; get: (...args: unknown[]) => void };
   const app = express();
-  const handler = bearerJwt({ issuer: ISSUER, jwks: jwks.url, algorithms: ['ES256'], cacheMaxAge: 200, cooldownDuration: 60_000 });
+  const handler = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: jwks.url, algorithms: ['ES256'], cacheMaxAge: 200, cooldownDuration: 60_000 });
   await handler.ready();
   app.use(bearerJwtAcl({ openapi: join(EXAMPLE, 'openapi.yaml'), handler, acl: { bearerAuth: join(EXAMPLE, 'permissions.yaml') } }));
   app.get(/.*/, (_req: unknown, res: { json: (body: unknown) => void }) => res.json({ ok: true }));

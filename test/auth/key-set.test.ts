@@ -10,6 +10,7 @@ import { HS256 } from '../helpers/tokens';
 // A remote key set: its timings as options, its fetch bounded in size and time, and the check
 // at creation that ready() reports.
 const ISSUER = 'https://issuer.test';
+const AUDIENCE = 'https://api.example.com';
 const ROOT = join(__dirname, '../..');
 
 let keyA: SigningKey;
@@ -23,7 +24,7 @@ afterAll(() => jwks.close());
 beforeEach(() => jwks.serve([keyA]));
 afterEach(() => jest.restoreAllMocks());
 
-const bearer = async (key: SigningKey, claims: Record<string, unknown> = {}) => `Bearer ${await signWith(key, { iss: ISSUER, sub: key.kid, ...claims })}`;
+const bearer = async (key: SigningKey, claims: Record<string, unknown> = {}) => `Bearer ${await signWith(key, { iss: ISSUER, aud: AUDIENCE, sub: key.kid, ...claims })}`;
 
 /** A server on 127.0.0.1 that answers every request with `answer`. */
 async function serving(answer: (req: IncomingMessage, res: ServerResponse) => void) {
@@ -63,8 +64,8 @@ describe('timings are options, checked at creation', () => {
 
 describe('the key set follows the provider', () => {
   test('a new kid is refused during the cooldown without another fetch, and found once the cooldown has passed', async () => {
-    const patient = bearerJwt({ issuer: ISSUER, jwks: jwks.url, algorithms: ['ES256'], cooldownDuration: 60_000 });
-    const eager = bearerJwt({ issuer: ISSUER, jwks: jwks.url, algorithms: ['ES256'], cooldownDuration: 100 });
+    const patient = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: jwks.url, algorithms: ['ES256'], cooldownDuration: 60_000 });
+    const eager = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: jwks.url, algorithms: ['ES256'], cooldownDuration: 100 });
     await Promise.all([patient.ready(), eager.ready()]);
     await expect(patient(await bearer(keyA))).resolves.toMatchObject({ sub: 'a' });
     jwks.serve([keyA, keyB]);
@@ -77,7 +78,7 @@ describe('the key set follows the provider', () => {
   });
 
   test('a set older than cacheMaxAge is fetched again before it verifies a token', async () => {
-    const verify = bearerJwt({ issuer: ISSUER, jwks: jwks.url, algorithms: ['ES256'], cacheMaxAge: 200 });
+    const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: jwks.url, algorithms: ['ES256'], cacheMaxAge: 200 });
     await verify.ready();
     const fetches = jwks.fetches;
     await expect(verify(await bearer(keyA, { n: 1 }))).resolves.toMatchObject({ n: 1 });
@@ -89,7 +90,7 @@ describe('the key set follows the provider', () => {
 
   test('lookups at the same time share one fetch', async () => {
     const fetches = jwks.fetches;
-    const verify = bearerJwt({ issuer: ISSUER, jwks: jwks.url, algorithms: ['ES256'] });
+    const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: jwks.url, algorithms: ['ES256'] });
     const tokens = await Promise.all(Array.from({ length: 20 }, (_, n) => bearer(keyA, { n })));
     await Promise.all(tokens.map((token) => verify(token)));
     expect(jwks.fetches).toBe(fetches + 1);
@@ -100,7 +101,7 @@ describe('the key set follows the provider', () => {
     const nested = '['.repeat(200_000) + ']'.repeat(200_000);
     const server = await serving((_req, res) => res.end(`{"keys":[${JSON.stringify(keyA.jwk).slice(0, -1)},"x5c":${nested}},"not a key",null]}`));
     try {
-      const verify = bearerJwt({ issuer: ISSUER, jwks: `${server.url}/jwks`, algorithms: ['ES256'] });
+      const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: `${server.url}/jwks`, algorithms: ['ES256'] });
       await expect(verify(await bearer(keyA))).resolves.toMatchObject({ sub: 'a' });
     } finally {
       await server.close();
@@ -132,7 +133,7 @@ describe('a fetch is bounded in size and time: the token is refused, the request
     jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
     const server = await serving(answer);
     try {
-      const verify = bearerJwt({ issuer: ISSUER, jwks: `${server.url}/jwks`, algorithms: ['ES256'], timeoutDuration: 300 });
+      const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: `${server.url}/jwks`, algorithms: ['ES256'], timeoutDuration: 300 });
       const error = await verify(await bearer(keyA)).catch((thrown: unknown) => thrown);
       expect(error).toBeInstanceOf(JsonWebTokenError);
       expect(error).toEqual(refused(reason));
@@ -145,7 +146,7 @@ describe('a fetch is bounded in size and time: the token is refused, the request
   test('an unreachable key set is refused with the reason for logs, and the description for the caller', async () => {
     jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
     const url = await closedUrl();
-    const error = await bearerJwt({ issuer: ISSUER, jwks: url, algorithms: ['ES256'] })(await bearer(keyA)).catch((thrown: unknown) => thrown);
+    const error = await bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: url, algorithms: ['ES256'] })(await bearer(keyA)).catch((thrown: unknown) => thrown);
     expect(error).toEqual(refused('cannot be reached (ECONNREFUSED)'));
     expect((error as JsonWebTokenError).reason).toContain(url);
   });
@@ -155,7 +156,7 @@ describe('a fetch is bounded in size and time: the token is refused, the request
     const url = new URL(await closedUrl());
     url.username = 'svc';
     url.password = 'hunter2';
-    const error = (await bearerJwt({ issuer: ISSUER, jwks: url.href, algorithms: ['ES256'] })(await bearer(keyA)).catch((thrown: unknown) => thrown)) as JsonWebTokenError;
+    const error = (await bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: url.href, algorithms: ['ES256'] })(await bearer(keyA)).catch((thrown: unknown) => thrown)) as JsonWebTokenError;
     expect(error.reason).toContain(`127.0.0.1:${url.port}/jwks.json`);
     expect(error.reason).not.toContain('hunter2');
   });
@@ -164,7 +165,7 @@ describe('a fetch is bounded in size and time: the token is refused, the request
 describe('the start-up check: ready()', () => {
   test('the set is fetched at creation, once: the first token needs no other fetch', async () => {
     const fetches = jwks.fetches;
-    const verify = bearerJwt({ issuer: ISSUER, jwks: jwks.url, algorithms: ['ES256'] });
+    const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: jwks.url, algorithms: ['ES256'] });
     await expect(verify.ready()).resolves.toBeUndefined();
     expect(jwks.fetches).toBe(fetches + 1);
     await verify(await bearer(keyA));
@@ -174,7 +175,7 @@ describe('the start-up check: ready()', () => {
   test('by default an unreachable set is a warning naming the URL and what failed, and ready() resolves', async () => {
     const warning = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
     const url = await closedUrl();
-    await expect(bearerJwt({ issuer: ISSUER, jwks: url, algorithms: ['ES256'] }).ready()).resolves.toBeUndefined();
+    await expect(bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: url, algorithms: ['ES256'] }).ready()).resolves.toBeUndefined();
     expect(warning).toHaveBeenCalledTimes(1);
     const [message, options] = warning.mock.calls[0] as [string, { code: string }];
     expect(options.code).toBe('SVCGATE_KEY_SET_UNAVAILABLE');
@@ -184,7 +185,7 @@ describe('the start-up check: ready()', () => {
 
   test('with strict: true, ready() rejects with a ConfigError for $.jwks, and nothing is warned', async () => {
     const warning = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-    const verify = bearerJwt({ issuer: ISSUER, jwks: await closedUrl(), algorithms: ['ES256'], strict: true });
+    const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: await closedUrl(), algorithms: ['ES256'], strict: true });
     const error = await verify.ready().catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ConfigError);
     expect(error).toMatchObject({ file: '<bearerJwt config>', path: '$.jwks', problem: expect.stringContaining('the key set cannot be fetched at start-up') });
@@ -193,9 +194,9 @@ describe('the start-up check: ready()', () => {
 
   test('a set with no key for the configured algorithms is a warning, and with strict a ConfigError', async () => {
     const warning = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
-    await bearerJwt({ issuer: ISSUER, jwks: jwks.url, algorithms: ['RS256', 'EdDSA'] }).ready();
+    await bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: jwks.url, algorithms: ['RS256', 'EdDSA'] }).ready();
     expect(warning).toHaveBeenCalledWith(expect.stringContaining('holds no key for RS256, EdDSA'), { code: 'SVCGATE_KEY_SET_UNUSABLE' });
-    await expect(bearerJwt({ issuer: ISSUER, jwks: jwks.url, algorithms: ['ES384'], strict: true }).ready()).rejects.toMatchObject({ path: '$.jwks', problem: expect.stringContaining('holds no key for ES384') });
+    await expect(bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: jwks.url, algorithms: ['ES384'], strict: true }).ready()).rejects.toMatchObject({ path: '$.jwks', problem: expect.stringContaining('holds no key for ES384') });
   });
 
   test('a key given in the configuration is ready at once', async () => {
@@ -207,8 +208,8 @@ describe('the start-up check: ready()', () => {
     const auth = JSON.stringify(join(ROOT, 'dist/cjs/auth/index.js'));
     const script = `
       const { bearerJwt } = require(${auth});
-      bearerJwt({ issuer: 'x', jwks: ${JSON.stringify(await closedUrl())}, algorithms: ['ES256'], strict: true });
-      bearerJwt({ issuer: 'x', jwks: ${JSON.stringify(`${silent.url}/jwks`)}, algorithms: ['ES256'], timeoutDuration: 600000 });
+      bearerJwt({ issuer: 'x', audience: 'api', jwks: ${JSON.stringify(await closedUrl())}, algorithms: ['ES256'], strict: true });
+      bearerJwt({ issuer: 'x', audience: 'api', jwks: ${JSON.stringify(`${silent.url}/jwks`)}, algorithms: ['ES256'], timeoutDuration: 600000 });
       process.on('exit', () => console.log('exited by itself'));`;
     const child = spawn(process.execPath, ['--unhandled-rejections=strict', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], timeout: 20_000 });
     let output = '';

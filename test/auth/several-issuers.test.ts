@@ -120,7 +120,7 @@ test('ready() checks every fetched key set: with strict, a dead one rejects nami
   const dead = await keySetServer([]);
   await dead.close();
   const issuers = [{ issuer: A, jwks: servers[0]!.jwks, algorithms: ['ES256'] }, { issuer: B, jwks: dead.jwks, algorithms: ['ES256'] }];
-  const error = await bearerJwt({ issuers, strict: true }).ready().catch((caught: unknown) => caught);
+  const error = await bearerJwt({ audience: 'api', issuers, strict: true }).ready().catch((caught: unknown) => caught);
   expect(error).toBeInstanceOf(ConfigError);
   expect(error).toMatchObject({ path: '$.issuers[1].jwks' });
 });

@@ -46,6 +46,7 @@ describe('every refusal of a real token, with the marker in its claims and heade
     ['iat not a number', () => hs(claims({ iat: MARKER })), base, 'ERR_JWT_CLAIM_VALIDATION_FAILED', "the token's iat claim is invalid"],
     ['older than maxTokenAge', () => hs(claims({ iat: now() - 3600 })), { ...base, maxTokenAge: 60 }, 'ERR_JWT_EXPIRED', 'the token is older than the accepted age (maxTokenAge)'],
     ['issued in the future', () => hs(claims({ iat: now() + 3600 })), { ...base, maxTokenAge: 60 }, 'ERR_JWT_CLAIM_VALIDATION_FAILED', "the token's issue time is in the future"],
+    ['no exp, which is required by default', () => hs(claims({ exp: undefined })), base, 'ERR_JWT_CLAIM_VALIDATION_FAILED', 'the token has no exp claim, which is required by default (to accept tokens without exp, configure requiredClaims without exp)'],
     ['a missing registered claim', () => hs(claims()), { ...base, requiredClaims: ['client_id'] }, 'ERR_JWT_CLAIM_VALIDATION_FAILED', 'the token has no client_id claim'],
     ['a missing claim of any name', () => hs(claims()), { ...base, requiredClaims: ['x"y'] }, 'ERR_JWT_CLAIM_VALIDATION_FAILED', 'the token lacks a required claim'],
     ['typ not at+jwt', () => hs(claims({ client_id: 'c', iat: now() }), { typ: MARKER }), { ...base, profile: 'rfc9068' }, 'ERR_JWT_CLAIM_VALIDATION_FAILED', 'the token is not a JWT access token (typ at+jwt)'],
@@ -65,7 +66,7 @@ describe('every refusal of a real token, with the marker in its claims and heade
   test('no key of a JWK set matches', async () => {
     const set = await generateKeyPair('ES256');
     const other = await generateKeyPair('ES256');
-    const verify = bearerJwt({ issuer: ISSUER, algorithms: ['ES256'], jwks: { keys: [{ ...(await exportJWK(set.publicKey)), kid: 'k1' }] } });
+    const verify = bearerJwt({ issuer: ISSUER, audience: 'api', algorithms: ['ES256'], jwks: { keys: [{ ...(await exportJWK(set.publicKey)), kid: 'k1' }] } });
     const token = await new SignJWT(claims()).setProtectedHeader({ alg: 'ES256', kid: MARKER }).sign(other.privateKey as KeyObject);
     const error = await verify(`Bearer ${token}`).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'ERR_JWKS_NO_MATCHING_KEY', description: 'no key of the key set matches the token' });
@@ -75,7 +76,7 @@ describe('every refusal of a real token, with the marker in its claims and heade
   test('the key set cannot be fetched', async () => {
     const { url, close } = await listen(express() as unknown as RequestListener);
     await close();
-    const verify = bearerJwt({ issuer: ISSUER, algorithms: ['ES256'], jwks: `${url}/jwks.json`, strict: true });
+    const verify = bearerJwt({ issuer: ISSUER, audience: 'api', algorithms: ['ES256'], jwks: `${url}/jwks.json`, strict: true });
     await expect(verify.ready()).rejects.toBeInstanceOf(ConfigError);
     const token = hmacToken({ alg: 'ES256', kid: MARKER }, claims());
     const error = await verify(`Bearer ${token}`).catch((caught: unknown) => caught);
