@@ -46,7 +46,7 @@ async function largePool() {
   const key = new TextEncoder().encode(JWT.secret);
   const pool = [];
   for (let i = 0; i < 1000; i++) {
-    const jwt = await new SignJWT({ sub: `u${i}`, role: `role${i}`, id: i }).setProtectedHeader({ alg: 'HS256' }).setIssuer(JWT.issuer).setExpirationTime('2h').sign(key);
+    const jwt = await new SignJWT({ sub: `u${i}`, role: `role${i}`, id: i }).setProtectedHeader({ alg: 'HS256' }).setIssuer(JWT.issuer).setAudience(JWT.audience).setExpirationTime('2h').sign(key);
     pool.push({ path: `/r${(i * 7) % 1000}/${i}`, headers: { authorization: `Bearer ${jwt}` } });
   }
   return pool;

@@ -40,7 +40,7 @@ const scenarios = {
   'express-acl-signed': () => {
     const { bearerJwt, bearerJwtAcl } = require('svcgate/auth');
     const app = require('express')();
-    const handler = bearerJwt({ issuer: JWT.issuer, jwks: process.env.BENCH_JWKS_URL, algorithms: [process.env.BENCH_ALG], requiredClaims: ['exp'], cache: false });
+    const handler = bearerJwt({ issuer: JWT.issuer, audience: JWT.audience, jwks: process.env.BENCH_JWKS_URL, algorithms: [process.env.BENCH_ALG], cache: false });
     app.use(bearerJwtAcl({ openapi: OPENAPI, handler, acl: ACL, decisionCacheSize: 0 }));
     app.get('/api/v1/users/:userId', (req, res) => res.json(req.auth.filter(user(Number(req.params.userId)))));
     return app;

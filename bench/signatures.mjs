@@ -13,7 +13,7 @@ export async function signatureCosts() {
   for (const alg of ['HS256', ...SIGNED_ALGORITHMS]) {
     const keys = alg === 'HS256' ? { privateKey: createSecretKey(Buffer.from(JWT.secret)), publicKey: createSecretKey(Buffer.from(JWT.secret)) } : await generateKeyPair(alg, { crv: alg === 'EdDSA' ? 'Ed25519' : undefined });
     const tokens = [];
-    for (let i = 0; i < 1000; i++) tokens.push(await new SignJWT({ sub: `s${i}`, role: 'user' }).setProtectedHeader({ alg }).setIssuer(JWT.issuer).setExpirationTime('2h').sign(keys.privateKey));
+    for (let i = 0; i < 1000; i++) tokens.push(await new SignJWT({ sub: `s${i}`, role: 'user' }).setProtectedHeader({ alg }).setIssuer(JWT.issuer).setAudience(JWT.audience).setExpirationTime('2h').sign(keys.privateKey));
     const signatureOnly = (token) => {
       const end = token.lastIndexOf('.');
       const input = Buffer.from(token.slice(0, end));
@@ -21,7 +21,7 @@ export async function signatureCosts() {
       if (alg === 'HS256') return createHmac('sha256', keys.publicKey).update(input).digest().equals(signature);
       return verify(NODE_DIGEST[alg], input, alg === 'ES256' ? { key: keys.publicKey, dsaEncoding: 'ieee-p1363' } : keys.publicKey, signature);
     };
-    const wholeToken = (token) => jwtVerify(token, keys.publicKey, { issuer: JWT.issuer, algorithms: [alg] });
+    const wholeToken = (token) => jwtVerify(token, keys.publicKey, { issuer: JWT.issuer, audience: JWT.audience, algorithms: [alg] });
     rows.push({ alg, signatureUs: await medianUs(tokens, signatureOnly), jwtVerifyUs: await medianUs(tokens, wholeToken) });
   }
   return rows;

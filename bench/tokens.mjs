@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 
-export const JWT = { issuer: 'svcgate-bench', secret: 'bench-secret-that-is-at-least-32-bytes', requiredClaims: ['exp'] };
+export const JWT = { issuer: 'svcgate-bench', audience: 'svcgate-bench-api', secret: 'bench-secret-that-is-at-least-32-bytes' };
 
 /**
  * 1,000 distinct valid tokens of `user`s, each owning one of users 1..5, and the requests that go
@@ -17,6 +17,7 @@ export async function requestPool(pathFor) {
     const jwt = await new SignJWT({ sub: `u${i}`, role: 'user', userId: [own] })
       .setProtectedHeader({ alg: 'HS256' })
       .setIssuer(JWT.issuer)
+      .setAudience(JWT.audience)
       .setExpirationTime('2h')
       .sign(key);
     const target = i % 2 === 0 ? own : (own % 5) + 1;
@@ -37,7 +38,7 @@ export function coldRequests(pathFor) {
   let n = 1_000_000;
   return () => {
     n += 1;
-    const payload = encode({ sub: `c${n}`, role: 'user', userId: [n], iss: JWT.issuer, exp });
+    const payload = encode({ sub: `c${n}`, role: 'user', userId: [n], iss: JWT.issuer, aud: JWT.audience, exp });
     const signature = createHmac('sha256', JWT.secret).update(`${header}.${payload}`).digest('base64url');
     return { path: pathFor(n % 2 === 0 ? n : n + 1), headers: { authorization: `Bearer ${header}.${payload}.${signature}` } };
   };
@@ -66,6 +67,7 @@ export async function signedPools(pathFor) {
       const jwt = await new SignJWT({ sub: `s${n}`, role: 'user', userId: [n] })
         .setProtectedHeader({ alg, kid: alg })
         .setIssuer(JWT.issuer)
+        .setAudience(JWT.audience)
         .setExpirationTime('2h')
         .sign(privateKey);
       pool.push({ path: pathFor(i % 2 === 0 ? n : n + 1), headers: { authorization: `Bearer ${jwt}` } });

@@ -6,7 +6,7 @@ const app = express();
 app.use(
   bearerJwtAcl({
     openapi: './openapi.yaml',
-    handler: bearerJwt({ issuer: 'https://issuer.example', secret: process.env.JWT_SECRET, requiredClaims: ['exp'] }),
+    handler: bearerJwt({ issuer: 'https://issuer.example', audience: 'https://api.example', secret: process.env.JWT_SECRET }),
     acl: { bearerAuth: './permissions.yaml' },
   }),
 );

@@ -18,7 +18,7 @@ await oasTools.initialize(app, {
     swagger: { disable: true },
     security: {
       disable: false,
-      auth: { bearerAuth: bearerJwt({ issuer: 'https://issuer.example', secret: process.env.JWT_SECRET, requiredClaims: ['exp'] }) },
+      auth: { bearerAuth: bearerJwt({ issuer: 'https://issuer.example', audience: 'https://api.example', secret: process.env.JWT_SECRET }) },
     },
     error: { customHandler: jwtErrorHandler },
   },

@@ -12,7 +12,7 @@ class AccountService {
 const api = new SvcApi()
   .interceptAll(
     svcAcl({
-      handler: bearerJwt({ issuer: 'https://issuer.example', secret: process.env.JWT_SECRET, requiredClaims: ['exp'] }),
+      handler: bearerJwt({ issuer: 'https://issuer.example', audience: 'https://api.example', secret: process.env.JWT_SECRET }),
       // Customers read the accounts their token's `accounts` claim lists, without the pin.
       acl: { anonymous: {}, customer: { '/api/account-service/get-account': { 'read:own': ['*', '!pin'] } } },
       owners: { 'accountService.getAccount': { accountId: 'accounts' } },

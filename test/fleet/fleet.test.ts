@@ -15,8 +15,8 @@ import { startOpa, type OpaServer } from '../helpers/opa-server';
 // tampered one is refused; the server stops; a replica restarts offline; maxAge runs out.
 const ROOT = join(__dirname, '../..');
 const REPLICA = join(ROOT, 'examples/fleet/replica.mjs');
-// The demo issuer and secret of examples/demo-jwt.mjs, which the replicas verify with.
-const DEMO_JWT = { issuer: 'svcgate-example', secret: 'example-secret-of-at-least-32-bytes!!' };
+// The demo issuer, audience and secret of examples/demo-jwt.mjs, which the replicas verify with.
+const DEMO_JWT = { issuer: 'svcgate-example', audience: 'svcgate-example-api', secret: 'example-secret-of-at-least-32-bytes!!' };
 
 jest.setTimeout(120_000);
 
@@ -40,7 +40,7 @@ let opa: OpaServer;
 
 async function demoToken(claims: Record<string, unknown>): Promise<string> {
   const { SignJWT } = await import('jose');
-  return new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuer(DEMO_JWT.issuer).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(DEMO_JWT.secret));
+  return new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuer(DEMO_JWT.issuer).setAudience(DEMO_JWT.audience).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode(DEMO_JWT.secret));
 }
 
 function startReplica(env: Record<string, string>): Promise<Replica> {

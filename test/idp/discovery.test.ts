@@ -77,14 +77,14 @@ describe('the start-up check', () => {
     expect(warning).toHaveBeenCalledTimes(1);
     expect(warning.mock.calls[0]?.[1]).toMatchObject({ code: 'SVCGATE_KEY_SET_UNAVAILABLE' });
     await expect(bearerJwt({ issuerBaseURL: base, audience: API, strict: true }).ready()).rejects.toThrow(ConfigError);
-    await expect(bearerJwt({ issuer: base, jwks: `${base}/jwks`, algorithms: ['RS256'], strict: true }).ready()).rejects.toThrow(ConfigError);
+    await expect(bearerJwt({ issuer: base, jwks: `${base}/jwks`, algorithms: ['RS256'], audience: API, strict: true }).ready()).rejects.toThrow(ConfigError);
   });
 
   test('a provider that accepts the connection and never answers: refused after timeoutDuration', async () => {
     const silent = await silentServer();
     try {
       await expect(bearerJwt({ issuerBaseURL: silent.base, audience: API, timeoutDuration: 200, strict: true }).ready()).rejects.toThrow(ConfigError);
-      await expect(bearerJwt({ issuer: silent.base, jwks: `${silent.base}/jwks`, algorithms: ['RS256'], timeoutDuration: 200, strict: true }).ready()).rejects.toThrow(ConfigError);
+      await expect(bearerJwt({ issuer: silent.base, jwks: `${silent.base}/jwks`, algorithms: ['RS256'], audience: API, timeoutDuration: 200, strict: true }).ready()).rejects.toThrow(ConfigError);
     } finally {
       await silent.close();
     }

@@ -77,7 +77,7 @@ async function start(script: string, wanted: RegExp): Promise<string> {
 }
 
 const bearer = async (claims: Record<string, unknown>) =>
-  `Bearer ${await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuer('https://issuer.example').setExpirationTime('5m').sign(new TextEncoder().encode(SECRET))}`;
+  `Bearer ${await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuer('https://issuer.example').setAudience('https://api.example').setExpirationTime('5m').sign(new TextEncoder().encode(SECRET))}`;
 
 async function get(url: string, authorization?: string): Promise<{ status: number; body: unknown }> {
   const response = await fetch(url, { headers: authorization === undefined ? {} : { authorization } });
