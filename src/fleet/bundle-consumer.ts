@@ -11,7 +11,8 @@ import { readBundle } from './bundle-reader';
 import { iso, refuseRollback, type BundleBuild } from './bundle-rollback';
 import { fetchBundle } from './fetch-bundle';
 import { operationDifferences } from './operation-differences';
-import { bundleDigest, persistedBundle, persistBundle, persistCheck, type PersistedCheck } from './persisted-bundle';
+import { bundleDigest } from './sliced-digest';
+import { persistedBundle, persistBundle, persistCheck, type PersistedCheck } from './persisted-bundle';
 
 /** What a consumer reports: its status object, `onUpdate` events and the health handler's body. */
 export interface BundleStatus {

@@ -1,9 +1,8 @@
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { BUNDLE_LIMITS } from './bundle-limits';
 import { writeCanonicalDigest } from './canonical-json-digest';
+import { updateInSlices } from './sliced-digest';
 import { TimeSlice } from './time-slice';
-
-export { canonicalJson, compareUtf8 } from './canonical-json';
 
 /**
  * The hash algorithms accepted in a bundle signature's file list. OPA also accepts MD5 and SHA-1;
@@ -19,9 +18,6 @@ export const FILE_HASHES: Readonly<Record<string, string>> = {
   'SHA-512-256': 'sha512-256',
 };
 
-/** Bytes hashed between two looks at the time slice: a 256 MiB file does not hold the event loop. */
-const HASH_SLICE_BYTES = 1024 * 1024;
-
 /** Files that OPA hashes as parsed JSON (canonical), not as bytes. */
 export function isStructured(name: string): boolean {
   const base = name.slice(name.lastIndexOf('/') + 1);
@@ -35,7 +31,7 @@ export function isStructured(name: string): boolean {
  */
 export async function fileHash(name: string, bytes: Uint8Array, algorithm: string): Promise<string> {
   const hash = createHash(FILE_HASHES[algorithm]!);
-  if (!isStructured(name)) return (await hashBytes(hash, bytes, new TimeSlice())).digest('hex');
+  if (!isStructured(name)) return (await updateInSlices(hash, bytes, new TimeSlice())).digest('hex');
   if (!(await writeCanonicalDigest(bytes, hash, new TimeSlice()))) throw new Error(`${JSON.stringify(name)} is not JSON`);
   return hash.digest('hex');
 }
@@ -54,17 +50,9 @@ export type FileCheck = 'match' | 'differs' | 'too-large';
 export async function checkFile(name: string, bytes: Uint8Array, algorithm: string, expected: string): Promise<FileCheck> {
   const hex = expected.toLowerCase();
   const slice = new TimeSlice();
-  if ((await hashBytes(createHash(FILE_HASHES[algorithm]!), bytes, slice)).digest('hex') === hex) return 'match';
+  if ((await updateInSlices(createHash(FILE_HASHES[algorithm]!), bytes, slice)).digest('hex') === hex) return 'match';
   if (!isStructured(name)) return 'differs';
   if (bytes.byteLength > BUNDLE_LIMITS.maxCanonicalBytes) return 'too-large';
   const hash = createHash(FILE_HASHES[algorithm]!);
   return (await writeCanonicalDigest(bytes, hash, slice)) && hash.digest('hex') === hex ? 'match' : 'differs';
-}
-
-async function hashBytes(hash: Hash, bytes: Uint8Array, slice: TimeSlice): Promise<Hash> {
-  for (let at = 0; at < bytes.byteLength; at += HASH_SLICE_BYTES) {
-    hash.update(bytes.subarray(at, at + HASH_SLICE_BYTES));
-    await slice.pause();
-  }
-  return hash;
 }

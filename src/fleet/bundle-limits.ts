@@ -1,3 +1,15 @@
+/** What reading a bundle's archive may cost: the one shape readBundle, readTarGz and the tar parser pass on. */
+export interface ArchiveLimits {
+  /** Bytes of the tar archive once decompressed, end blocks and anything after them included. */
+  maxInflatedBytes: number;
+  /** Regular files. */
+  maxFiles: number;
+  /** Tar headers of any type. */
+  maxEntries: number;
+  /** The body of one PAX or GNU long-name record. */
+  maxRecordBytes: number;
+}
+
 /**
  * What a bundle may cost before its signature is checked (SPEC 9.1). Until then its bytes are an
  * attacker's as much as the signer's, so every step is bounded here, in bytes, entries or depth,
@@ -26,4 +38,4 @@ export const BUNDLE_LIMITS = {
    * `svcgate bundle` writes the canonical form itself, so its files match by their bytes.
    */
   maxCanonicalBytes: 8 * 1024 * 1024,
-} as const;
+} as const satisfies ArchiveLimits & Record<string, number>;

@@ -33,7 +33,7 @@ const CONTROL_FILES: Readonly<Record<string, string>> = { '.manifest': 'ERR_SVCG
  * Throws BundleError, whose message says what to fix, on anything else.
  */
 export async function readBundle(bytes: Uint8Array, options: ReadBundleOptions = {}): Promise<Bundle> {
-  const files = await readTarGz(bytes, { maxBytes: options.maxBytes ?? BUNDLE_LIMITS.maxInflatedBytes, maxFiles: BUNDLE_LIMITS.maxFiles });
+  const files = await readTarGz(bytes, options.maxBytes === undefined ? BUNDLE_LIMITS : { ...BUNDLE_LIMITS, maxInflatedBytes: options.maxBytes });
   for (const [name, code] of Object.entries(CONTROL_FILES)) {
     const size = files.get(name)?.byteLength ?? 0;
     if (size > BUNDLE_LIMITS.maxControlFileBytes) throw new BundleError(code, `${name} is ${size} bytes; at most ${BUNDLE_LIMITS.maxControlFileBytes} are read`);

@@ -1,7 +1,7 @@
 import type { DataDocument } from '../policy/compile/data-document';
 import { ENTRYPOINT } from '../policy/evaluate/evaluator';
 import { builtAtMetadata } from './bundle-build-time';
-import { canonicalJson } from './bundle-hash';
+import { canonicalJson } from './canonical-json';
 import { signFiles, type BundleSigning } from './bundle-signature';
 import { writeTarGz } from './tar-gz';
 
@@ -38,7 +38,7 @@ export const WASM_ENTRYPOINT = { entrypoint: ENTRYPOINT, module: '/policy.wasm' 
  * the same Rego (see WASM_ENTRYPOINT).
  */
 export async function writeBundle(options: WriteBundleOptions): Promise<Buffer> {
-  // Canonical, so that a reader checks the signed hash of data.json on its bytes (see fileMatches).
+  // Canonical, so that a reader checks the signed hash of data.json on its bytes (see checkFile).
   const json = (value: unknown) => Buffer.from(canonicalJson(value), 'utf8');
   const files = new Map<string, Uint8Array>([
     ['.manifest', json({ revision: options.revision ?? options.data.revision, roots: BUNDLE_ROOTS, metadata: { svcgate: { wasm: WASM_ENTRYPOINT, ...builtAtMetadata(options.builtAt ?? new Date()) } } })],

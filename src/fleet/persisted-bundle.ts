@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BundlePersistError } from './bundle-persist-error';
-import { TimeSlice } from './time-slice';
+import { bundleDigest } from './sliced-digest';
 
 /**
  * What is kept beside the bundle so that a restart resumes where the last run left off, bound to
@@ -28,20 +27,6 @@ const BUNDLE_FILE = 'bundle.tar.gz';
 const CHECK_FILE = 'check.json';
 /** svcgate writes about 150 bytes; a larger file is not its record. */
 const MAX_CHECK_BYTES = 4096;
-
-/** Hashed 1 MiB at a time: the largest bundle (64 MiB) in one call blocked the event loop for about 50 ms. */
-const DIGEST_STEP = 1024 * 1024;
-
-/** The digest that binds a record to a bundle's bytes, taken in slices that let requests through. */
-export async function bundleDigest(bytes: Uint8Array): Promise<string> {
-  const hash = createHash('sha256');
-  const slice = new TimeSlice();
-  for (let at = 0; at < bytes.length; at += DIGEST_STEP) {
-    hash.update(bytes.subarray(at, at + DIGEST_STEP));
-    await slice.pause();
-  }
-  return hash.digest('hex');
-}
 
 /**
  * The last good bundle of `name` with its record, read back as one unit. The bundle is verified

@@ -1,7 +1,7 @@
 import { promisify } from 'node:util';
 import { createGunzip, gzip } from 'node:zlib';
 import { BundleError } from './bundle-error';
-import { BUNDLE_LIMITS } from './bundle-limits';
+import { BUNDLE_LIMITS, type ArchiveLimits } from './bundle-limits';
 import { TAR_BLOCK as BLOCK, TarParser } from './tar-parser';
 
 const gzipAsync = promisify(gzip);
@@ -10,16 +10,6 @@ export interface TarFile {
   /** The path inside the archive, without a leading `/`. */
   name: string;
   bytes: Uint8Array;
-}
-
-export interface TarLimits {
-  /** The most bytes the archive may have once decompressed. */
-  maxBytes: number;
-  maxFiles: number;
-  /** Tar headers of any type; default BUNDLE_LIMITS.maxEntries. */
-  maxEntries?: number;
-  /** The body of one PAX or GNU long-name record; default BUNDLE_LIMITS.maxRecordBytes. */
-  maxRecordBytes?: number;
 }
 
 /**
@@ -64,13 +54,8 @@ function header(name: string, size: number): Buffer {
  * appears twice; links, devices and other special entries; a bad checksum or a truncated archive.
  * Each file is a buffer of its own.
  */
-export function readTarGz(bytes: Uint8Array, limits: TarLimits): Promise<Map<string, Buffer>> {
-  const parser = new TarParser({
-    maxBytes: limits.maxBytes,
-    maxFiles: limits.maxFiles,
-    maxEntries: limits.maxEntries ?? BUNDLE_LIMITS.maxEntries,
-    maxRecordBytes: limits.maxRecordBytes ?? BUNDLE_LIMITS.maxRecordBytes,
-  });
+export function readTarGz(bytes: Uint8Array, limits: ArchiveLimits = BUNDLE_LIMITS): Promise<Map<string, Buffer>> {
+  const parser = new TarParser(limits);
   return new Promise((resolve, reject) => {
     let settled = false;
     const inflater = createGunzip({ chunkSize: 64 * 1024 });

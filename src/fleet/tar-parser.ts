@@ -1,17 +1,8 @@
 import { BundleError } from './bundle-error';
+import type { ArchiveLimits } from './bundle-limits';
 import { paxPath } from './pax-records';
 
 export const TAR_BLOCK = 512;
-
-export interface TarParserLimits {
-  /** Bytes of the whole archive, end block and anything after it included. */
-  maxBytes: number;
-  maxFiles: number;
-  /** Headers of any type. */
-  maxEntries: number;
-  /** The body of a PAX or GNU long-name record. */
-  maxRecordBytes: number;
-}
 
 /** The entry whose body is being read: a file kept whole, a record read then handled, or bytes skipped. */
 interface PendingBody {
@@ -40,12 +31,12 @@ export class TarParser {
   private paxName: string | undefined;
   private gnuName: string | undefined;
 
-  constructor(private readonly limits: TarParserLimits) {}
+  constructor(private readonly limits: ArchiveLimits) {}
 
   /** Takes the next decompressed bytes. Bytes after the end block are counted, not read. */
   write(chunk: Buffer): void {
     this.bytesSeen += chunk.length;
-    if (this.bytesSeen > this.limits.maxBytes) throw new BundleError('ERR_SVCGATE_BUNDLE_ARCHIVE', `the bundle is larger than ${this.limits.maxBytes} bytes once decompressed`);
+    if (this.bytesSeen > this.limits.maxInflatedBytes) throw new BundleError('ERR_SVCGATE_BUNDLE_ARCHIVE', `the bundle is larger than ${this.limits.maxInflatedBytes} bytes once decompressed`);
     let at = 0;
     while (at < chunk.length && !this.ended) {
       if (this.padding > 0) {
@@ -105,7 +96,7 @@ export class TarParser {
     }
     checkSum(block);
     const size = octal(block.subarray(124, 136));
-    if (size > this.limits.maxBytes) throw new BundleError('ERR_SVCGATE_BUNDLE_ARCHIVE', `the bundle is larger than ${this.limits.maxBytes} bytes once decompressed`);
+    if (size > this.limits.maxInflatedBytes) throw new BundleError('ERR_SVCGATE_BUNDLE_ARCHIVE', `the bundle is larger than ${this.limits.maxInflatedBytes} bytes once decompressed`);
     const type = String.fromCharCode(block[156]!);
     switch (type) {
       case '0':

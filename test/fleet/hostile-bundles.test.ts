@@ -22,7 +22,7 @@ beforeAll(async () => {
 
 /** The signed bundle with `name` replaced by `bytes` (the signature left as it was). */
 async function replaced(name: string, bytes: Buffer): Promise<Buffer> {
-  const files = await readTarGz(signed, { maxBytes: 1 << 26, maxFiles: 100 });
+  const files = await readTarGz(signed);
   files.set(name, bytes);
   return writeTarGz([...files].map(([file, content]) => ({ name: file, bytes: content })));
 }
@@ -45,7 +45,7 @@ describe('tar headers before the signature check', () => {
 
   test('PAX records are read by their lengths: a newline inside a value starts no record', async () => {
     // The Rego file's entry renamed, its real name given by a PAX header, as tools write names longer than 100 bytes.
-    const files = await readTarGz(signed, { maxBytes: 1 << 26, maxFiles: 100 });
+    const files = await readTarGz(signed);
     const rego = files.get('policies/authz.rego')!;
     files.delete('policies/authz.rego');
     const rest = await writeTarGz([...files].map(([name, bytes]) => ({ name, bytes })));
