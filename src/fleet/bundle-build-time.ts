@@ -1,4 +1,5 @@
 import { BundleError } from './bundle-error';
+import { quotedJson } from './quoted-text';
 
 /**
  * A bundle's build time, written by `svcgate bundle` into the manifest's `metadata.svcgate.builtAt`
@@ -24,7 +25,7 @@ export function bundleBuiltAt(metadata: unknown): number | undefined {
   if (builtAt === undefined) return undefined;
   const time = typeof builtAt === 'string' && ISO_UTC.test(builtAt) ? Date.parse(builtAt) : Number.NaN;
   if (!Number.isFinite(time)) {
-    throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', `the manifest's metadata.svcgate.builtAt ${JSON.stringify(builtAt)?.slice(0, 80)} is not an ISO 8601 UTC time (2026-11-26T10:00:00.000Z)`);
+    throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', `the manifest's metadata.svcgate.builtAt ${quotedJson(builtAt, 80)} is not an ISO 8601 UTC time (2026-11-26T10:00:00.000Z)`);
   }
   return time;
 }

@@ -3,6 +3,7 @@ import { BUNDLE_LIMITS } from './bundle-limits';
 import { writeCanonicalDigest } from './canonical-json-digest';
 import { updateInSlices } from './sliced-digest';
 import { TimeSlice } from './time-slice';
+import { quoted } from './quoted-text';
 
 /**
  * The hash algorithms accepted in a bundle signature's file list. OPA also accepts MD5 and SHA-1;
@@ -32,7 +33,7 @@ export function isStructured(name: string): boolean {
 export async function fileHash(name: string, bytes: Uint8Array, algorithm: string): Promise<string> {
   const hash = createHash(FILE_HASHES[algorithm]!);
   if (!isStructured(name)) return (await updateInSlices(hash, bytes, new TimeSlice())).digest('hex');
-  if (!(await writeCanonicalDigest(bytes, hash, new TimeSlice()))) throw new Error(`${JSON.stringify(name)} is not JSON`);
+  if (!(await writeCanonicalDigest(bytes, hash, new TimeSlice()))) throw new Error(`${quoted(name)} is not JSON`);
   return hash.digest('hex');
 }
 

@@ -5,6 +5,7 @@ import { WASM_ENTRYPOINT } from './bundle-writer';
 import { verifyFiles, type VerificationKey } from './bundle-signature';
 import { checkDataDocument } from './data-document-schema';
 import { readTarGz } from './tar-gz';
+import { quoted, quotedJson } from './quoted-text';
 
 export interface ReadBundleOptions {
   /** With it, only a bundle signed with this key is read; without it, a signed bundle is refused, as OPA refuses one. */
@@ -47,7 +48,7 @@ export async function readBundle(bytes: Uint8Array, options: ReadBundleOptions =
     throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', 'the bundle is signed but no verification key is configured; give verification: { key } to check it');
   }
   for (const name of files.keys()) {
-    if (!knownFile(name)) throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the bundle holds ${JSON.stringify(name)}; svcgate reads .manifest, data.json, policy.wasm and .rego files only`);
+    if (!knownFile(name)) throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the bundle holds ${quoted(name)}; svcgate reads .manifest, data.json, policy.wasm and .rego files only`);
   }
   return {
     manifest: readManifest(files.get('.manifest')),
@@ -72,24 +73,13 @@ function readManifest(bytes: Buffer | undefined): Bundle['manifest'] {
     throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', '.manifest must hold { "revision": "<string>", "roots": ["<path>", ...] }');
   }
   if (!roots.some((root) => root === '' || root === 'svcgate' || root === 'svcgate/acl')) {
-    throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', `the manifest's roots ${shown(roots)} do not hold svcgate; the data must be under data.svcgate.acl`);
+    throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', `the manifest's roots ${quotedJson(roots)} do not hold svcgate; the data must be under data.svcgate.acl`);
   }
   const wasm = manifest?.metadata?.svcgate?.wasm;
   if (wasm !== undefined && !isWasmEntrypoint(wasm)) {
-    throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', `the manifest names the Wasm entrypoint ${shown(wasm)}; svcgate's policy.wasm answers ${JSON.stringify(WASM_ENTRYPOINT)}`);
+    throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', `the manifest names the Wasm entrypoint ${quotedJson(wasm)}; svcgate's policy.wasm answers ${JSON.stringify(WASM_ENTRYPOINT)}`);
   }
   return manifest?.metadata === undefined ? { revision, roots: roots as string[] } : { revision, roots: roots as string[], metadata: manifest.metadata };
-}
-
-/** A value from the bundle in a message: JSON, cut short, and never a stack overflow. */
-function shown(value: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(value);
-  } catch {
-    return '(a value nested too deep to show)';
-  }
-  return text.length > 200 ? `${text.slice(0, 200)}...` : text;
 }
 
 /** Compared field by field, not by serialising `value`, which could be nested deep enough to overflow the stack. */
@@ -122,6 +112,6 @@ function parseJson(bytes: Buffer, name: string): unknown {
   try {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch {
-    throw new BundleError('ERR_SVCGATE_BUNDLE_DATA', `${JSON.stringify(name)} is not UTF-8 JSON`);
+    throw new BundleError('ERR_SVCGATE_BUNDLE_DATA', `${quoted(name)} is not UTF-8 JSON`);
   }
 }

@@ -1,3 +1,5 @@
+import { quoted } from './quoted-text';
+
 /** A bundle's place in time: its revision, for messages, and its build time (undefined: it has none). */
 export interface BundleBuild {
   revision: string;
@@ -30,9 +32,4 @@ export function refuseRollback(candidate: BundleBuild, last: BundleBuild | undef
 
 export function iso(time: number): string {
   return new Date(time).toISOString();
-}
-
-/** A revision comes from the bundle: quoted, so that no newline or escape of it reaches a log as it is. */
-function quoted(revision: string): string {
-  return JSON.stringify(revision.length > 200 ? `${revision.slice(0, 200)}...` : revision);
 }

@@ -4,6 +4,7 @@ import { ConfigError } from '../policy/compile/config-error';
 import { BundleError } from './bundle-error';
 import { BUNDLE_LIMITS } from './bundle-limits';
 import { checkFile, fileHash, FILE_HASHES } from './bundle-hash';
+import { quoted, quotedJson } from './quoted-text';
 
 /** The JWS algorithms OPA signs bundles with; RS256 is OPA's default. */
 export const SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'HS256', 'HS384', 'HS512'] as const;
@@ -86,7 +87,7 @@ export async function verifyFiles(signatures: Uint8Array, files: ReadonlyMap<str
   const claims = readPayload(payload);
   const named = kid ?? claims.keyid;
   if (verification.keyId !== undefined && named !== undefined && named !== verification.keyId) {
-    throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `the bundle is signed with the key ${JSON.stringify(named)}, not ${JSON.stringify(verification.keyId)}`);
+    throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `the bundle is signed with the key ${quotedJson(named)}, not ${quoted(verification.keyId)}`);
   }
   if ((claims.scope ?? '') !== verification.scope) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', 'the bundle signature has another scope than the configured one');
   await checkFileList(claims.files, files);
@@ -124,17 +125,17 @@ async function checkFileList(listed: unknown, files: ReadonlyMap<string, Uint8Ar
   for (const entry of listed as Partial<SignedFile>[]) {
     const name = typeof entry?.name === 'string' ? entry.name.replace(/^\/+/, '') : undefined;
     if (name === undefined || typeof entry.hash !== 'string' || typeof entry.algorithm !== 'string') throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', 'the bundle signature lists a malformed file entry');
-    if (!Object.hasOwn(FILE_HASHES, entry.algorithm)) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `${JSON.stringify(name)} is hashed with ${JSON.stringify(entry.algorithm)}; svcgate accepts ${Object.keys(FILE_HASHES).join(', ')}`);
-    if (!unsigned.delete(name)) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `the signature lists ${JSON.stringify(name)}, which the bundle does not hold (or lists it twice)`);
+    if (!Object.hasOwn(FILE_HASHES, entry.algorithm)) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `${quoted(name)} is hashed with ${quoted(entry.algorithm)}; svcgate accepts ${Object.keys(FILE_HASHES).join(', ')}`);
+    if (!unsigned.delete(name)) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `the signature lists ${quoted(name)}, which the bundle does not hold (or lists it twice)`);
     signed.push({ name, hash: entry.hash, algorithm: entry.algorithm });
   }
-  if (unsigned.size > 0) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `the bundle holds files its signature does not list: ${[...unsigned].map((name) => JSON.stringify(name)).join(', ')}`);
+  if (unsigned.size > 0) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `the bundle holds files its signature does not list: ${[...unsigned].map((name) => quoted(name)).join(', ')}`);
   for (const { name, hash, algorithm } of signed) {
     const check = await checkFile(name, files.get(name)!, algorithm, hash);
     if (check === 'too-large') {
-      throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `${JSON.stringify(name)} does not match its signed hash: the bundle was altered (its bytes differ from the signed ones, and it is larger than the ${BUNDLE_LIMITS.maxCanonicalBytes} bytes compared in canonical form)`);
+      throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `${quoted(name)} does not match its signed hash: the bundle was altered (its bytes differ from the signed ones, and it is larger than the ${BUNDLE_LIMITS.maxCanonicalBytes} bytes compared in canonical form)`);
     }
-    if (check === 'differs') throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `${JSON.stringify(name)} does not match its signed hash: the bundle was altered`);
+    if (check === 'differs') throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `${quoted(name)} does not match its signed hash: the bundle was altered`);
   }
 }
 

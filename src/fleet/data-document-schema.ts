@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ACTIONS, DATA_SCHEMA_VERSION, POSSESSIONS, type DataDocument } from '../policy/compile/data-document';
 import { EMPTY_CELL_CHARACTER } from '../policy/compile/grant-table';
+import { quoted } from './quoted-text';
 import { TimeSlice } from './time-slice';
 
 const globs = z.array(z.string());
@@ -75,7 +76,7 @@ export async function checkDataDocument(value: unknown): Promise<DataDocumentChe
     const checked = operationSchema.safeParse(operation);
     if (!checked.success) return failure(checked.error, ['operations', key]);
     if (checked.data.grants.length !== rowLength) {
-      return { success: false, problem: `at operations.${key}.grants, a row must be ${rowLength} characters (grant_width for each role of grant_offsets), not ${checked.data.grants.length}` };
+      return { success: false, problem: `at ${shownPath(['operations', key, 'grants'])}, a row must be ${rowLength} characters (grant_width for each role of grant_offsets), not ${checked.data.grants.length}` };
     }
     operations.push([key, checked.data]);
     await slice.pause();
@@ -86,5 +87,11 @@ export async function checkDataDocument(value: unknown): Promise<DataDocumentChe
 
 function failure(error: z.ZodError, at: PropertyKey[]): DataDocumentCheck {
   const issue = error.issues[0]!;
-  return { success: false, problem: `at ${[...at, ...issue.path].join('.') || 'the top'}, ${issue.message}` };
+  return { success: false, problem: `at ${shownPath([...at, ...issue.path])}, ${issue.message}` };
+}
+
+/** Where a problem is, as `operations["GET /x"].grants`: keys come from the bundle, so any that is not a plain name is quoted. */
+function shownPath(segments: PropertyKey[]): string {
+  if (segments.length === 0) return 'the top';
+  return segments.map((segment, index) => (typeof segment === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(segment) ? `${index > 0 ? '.' : ''}${segment}` : `[${typeof segment === 'string' ? quoted(segment) : String(segment)}]`)).join('');
 }

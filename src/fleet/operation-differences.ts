@@ -1,4 +1,5 @@
 import type { OperationFacts } from '../policy/compile/data-document';
+import { quoted } from './quoted-text';
 
 /** Enough to see what is wrong without flooding a log with a whole API. */
 const MAX_LISTED = 10;
@@ -16,14 +17,14 @@ export interface ApiShape {
  */
 export function operationDifferences(api: ApiShape, data: ApiShape): string[] {
   const differences: string[] = [];
-  if (data.scheme !== api.scheme) differences.push(`the bundle guards the scheme ${data.scheme}, the API ${api.scheme}`);
+  if (data.scheme !== api.scheme) differences.push(`the bundle guards the scheme ${quoted(data.scheme)}, the API ${quoted(api.scheme)}`);
   for (const key of Object.keys(api.operations)) {
     const compiled = Object.hasOwn(data.operations, key) ? data.operations[key] : undefined;
-    if (compiled === undefined) differences.push(`${key} is in the OpenAPI document but not in the bundle`);
+    if (compiled === undefined) differences.push(`${quoted(key)} is in the OpenAPI document but not in the bundle`);
     else differences.push(...factDifferences(key, api.operations[key]!, compiled));
   }
   for (const key of Object.keys(data.operations)) {
-    if (!Object.hasOwn(api.operations, key)) differences.push(`${key} is in the bundle but not in the OpenAPI document`);
+    if (!Object.hasOwn(api.operations, key)) differences.push(`${quoted(key)} is in the bundle but not in the OpenAPI document`);
   }
   if (differences.length <= MAX_LISTED) return differences;
   return [...differences.slice(0, MAX_LISTED), `and ${differences.length - MAX_LISTED} more`];
@@ -31,7 +32,7 @@ export function operationDifferences(api: ApiShape, data: ApiShape): string[] {
 
 function factDifferences(key: string, expected: OperationFacts, compiled: OperationFacts): string[] {
   const fields = Object.keys(expected) as (keyof OperationFacts)[];
-  return fields.filter((field) => canonical(expected[field]) !== canonical(compiled[field])).map((field) => `${key}: ${field} differs`);
+  return fields.filter((field) => canonical(expected[field]) !== canonical(compiled[field])).map((field) => `${quoted(key)}: ${field} differs`);
 }
 
 /** JSON with object keys sorted, so that the same facts compare equal whatever order they were written in. */

@@ -3,6 +3,7 @@ import { createGunzip, gzip } from 'node:zlib';
 import { BundleError } from './bundle-error';
 import { BUNDLE_LIMITS, type ArchiveLimits } from './bundle-limits';
 import { TAR_BLOCK as BLOCK, TarParser } from './tar-parser';
+import { quoted } from './quoted-text';
 
 const gzipAsync = promisify(gzip);
 
@@ -30,7 +31,7 @@ export async function writeTarGz(files: readonly TarFile[]): Promise<Buffer> {
 function header(name: string, size: number): Buffer {
   const block = Buffer.alloc(BLOCK);
   const path = Buffer.from(name, 'utf8');
-  if (path.length > 100) throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the file name ${JSON.stringify(name)} is longer than 100 bytes`);
+  if (path.length > 100) throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the file name ${quoted(name)} is longer than 100 bytes`);
   path.copy(block, 0);
   block.write('0000644\0', 100, 'ascii');
   block.write('0000000\0', 108, 'ascii');

@@ -1,6 +1,7 @@
 import { BundleError } from './bundle-error';
 import type { ArchiveLimits } from './bundle-limits';
 import { paxPath } from './pax-records';
+import { quoted } from './quoted-text';
 
 export const TAR_BLOCK = 512;
 
@@ -123,7 +124,7 @@ export class TarParser {
         this.startRecord(size, 'GNU long link name', () => undefined);
         return;
       default:
-        throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the archive holds a special entry (type ${JSON.stringify(type)}); a bundle holds regular files only`);
+        throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the archive holds a special entry (type ${quoted(type)}); a bundle holds regular files only`);
     }
   }
 
@@ -137,7 +138,7 @@ export class TarParser {
   private startFile(block: Buffer, size: number): void {
     const name = safeName(this.paxName ?? this.gnuName ?? ustarName(block));
     this.paxName = this.gnuName = undefined;
-    if (this.files.has(name)) throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the archive holds ${JSON.stringify(name)} twice`);
+    if (this.files.has(name)) throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the archive holds ${quoted(name)} twice`);
     if (this.files.size >= this.limits.maxFiles) throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the archive holds more than ${this.limits.maxFiles} files`);
     this.startBody(size, true, (bytes) => this.files.set(name, bytes));
   }
@@ -175,7 +176,7 @@ function safeName(raw: string): string {
   const name = raw.replace(/^(\.?\/)+/, '');
   const segments = name.split('/');
   if (name === '' || raw.includes('\0') || raw.includes('\\') || segments.some((segment) => segment === '' || segment === '.' || segment === '..')) {
-    throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the archive holds a file named ${JSON.stringify(raw)}, which is not a plain relative path`);
+    throw new BundleError('ERR_SVCGATE_BUNDLE_FILE', `the archive holds a file named ${quoted(raw)}, which is not a plain relative path`);
   }
   return name;
 }

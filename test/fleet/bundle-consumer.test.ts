@@ -133,8 +133,8 @@ describe('bundleConsumer', () => {
     } }));
     const failed = await next('failed');
     expect(failed.error.code).toBe('ERR_SVCGATE_BUNDLE_OPERATIONS');
-    expect(failed.error.message).toContain('GET /users is in the OpenAPI document but not in the bundle');
-    expect(failed.error.message).toContain('GET /users/{userId}: params differs');
+    expect(failed.error.message).toContain('"GET /users" is in the OpenAPI document but not in the bundle');
+    expect(failed.error.message).toContain('"GET /users/{userId}": params differs');
     expect(failed.status.ready).toBe(false);
   });
 

@@ -108,6 +108,21 @@ describe('control files and digests before the signature check', () => {
   });
 });
 
+describe('names and values from a bundle in messages', () => {
+  test('are in printable ASCII: C1 controls and bidi overrides are escaped, not only newlines and ANSI escapes', async () => {
+    // U+009B alone starts a terminal escape (CSI); U+202E and U+2066 turn the text after them around on screen.
+    const name = 'policies/\u009b31m\u202eoger.rego';
+    const twice = await refusal(readBundle(tarGz([tarEntry(name, '0', Buffer.from('a')), tarEntry(name, '0', Buffer.from('b'))])));
+    expect(twice.message).toBe('the archive holds "policies/\\u009b31m\\u202eoger.rego" twice');
+    const unknown = await refusal(readBundle(tarGz([tarEntry('notes/\u2066x.txt', '0', Buffer.from('a'))])));
+    expect(unknown.message).toMatch(/^the bundle holds "notes\/\\u2066x\.txt";/);
+    const manifest = Buffer.from(JSON.stringify({ revision: 'r', roots: ['\u202eother'] }));
+    const roots = await refusal(readBundle(tarGz([tarEntry('.manifest', '0', manifest)])));
+    expect(roots).toMatchObject({ code: 'ERR_SVCGATE_BUNDLE_MANIFEST', message: expect.stringContaining('roots ["\\u202eother"] do not hold svcgate') });
+    for (const error of [twice, unknown, roots]) expect(error.message).toMatch(/^[\x20-\x7e]*$/);
+  });
+});
+
 describe('a replica polling a hostile bundle server', () => {
   let server: BundleServer;
   let consumer: BundleConsumer | undefined;

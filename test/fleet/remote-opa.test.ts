@@ -151,7 +151,7 @@ describe('remoteOpa', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       const answer = await request(remote).get('/api/v1/users').set('Authorization', `Bearer ${await token({ role: 'admin' })}`);
       expect(answer.status).toBe(503);
-      expect(answer.body.message).toMatch(/does not match the served OpenAPI document: .*GET \/users\/\{userId\} is in the OpenAPI document but not in the bundle/);
+      expect(answer.body.message).toMatch(/does not match the served OpenAPI document: .*"GET \/users\/\{userId\}" is in the OpenAPI document but not in the bundle/);
       expect(warning).toHaveBeenCalledWith(expect.stringMatching(/^remoteOpa http:\/\/127.0.0.1:\d+\/: OPA's data does not match the served OpenAPI document/), { code: 'SVCGATE_REMOTE_OPA_MISMATCH' });
     } finally {
       warning.mockRestore();
