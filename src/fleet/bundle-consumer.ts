@@ -8,7 +8,8 @@ import { shownUrl } from '../net/shown-url';
 import { bundleBuiltAt } from './bundle-build-time';
 import { bundleConsumerOptions, type BundleConsumerOptions, type ConsumerSettings } from './bundle-consumer-options';
 import { readBundle } from './bundle-reader';
-import { iso, refuseRollback, type BundleBuild } from './bundle-rollback';
+import { BundleError } from './bundle-error';
+import { BundleRollbackError, iso, refuseFutureBuild, refuseRollback, type BundleBuild } from './bundle-rollback';
 import { fetchBundle } from './fetch-bundle';
 import { operationDifferences } from './operation-differences';
 import { bundleDigest } from './sliced-digest';
@@ -262,8 +263,7 @@ export class BundleConsumer implements PolicySource, DecisionSource {
       await this.activate(bytes, digest, etag, 'server');
     } catch (error) {
       const refusal = { code: codeOf(error), message: messageOf(error) };
-      // A refusal is for what the bundle holds, the same at every read; any other failure is tried again.
-      if (refusal.code.startsWith('ERR_SVCGATE_BUNDLE_')) this.refused = { digest, etag, error: refusal };
+      if (isRefusal(error)) this.refused = { digest, etag, error: refusal };
       return this.failed(refusal.code, refusal.message);
     }
     this.unpersisted = this.settings.persistDir === undefined ? undefined : bytes;
@@ -297,7 +297,10 @@ export class BundleConsumer implements PolicySource, DecisionSource {
   private async activate(bytes: Buffer, digest: string, etag: string | undefined, from: 'server' | 'persisted'): Promise<void> {
     const bundle = await readBundle(bytes, { verification: this.settings.verification });
     const build = { revision: bundle.manifest.revision, builtAt: bundleBuiltAt(bundle.manifest.metadata) };
-    if (!this.settings.allowRollback) refuseRollback(build, this.last);
+    if (!this.settings.allowRollback) {
+      refuseFutureBuild(build, Date.now());
+      refuseRollback(build, this.last);
+    }
     if (this.api !== undefined) {
       const differences = operationDifferences(this.api, bundle.data);
       if (differences.length > 0) throw new BundleMismatchError(`the bundle does not match the served OpenAPI document: ${differences.join('; ')}`);
@@ -413,9 +416,19 @@ export function bundleConsumer(options: BundleConsumerOptions): BundleConsumer {
   return new BundleConsumer(options);
 }
 
+/**
+ * A refusal for what the bundle holds, the same at every read of those bytes (while the active
+ * bundle stays): remembered by digest, not read again. A build time ahead of the clock, building
+ * the Wasm instance, or anything unforeseen is tried again at the next poll.
+ */
+function isRefusal(error: unknown): boolean {
+  return error instanceof BundleError || error instanceof BundleMismatchError || error instanceof BundleRollbackError;
+}
+
 function codeOf(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : 'ERR_SVCGATE_BUNDLE';
+  // No code of its own: the Wasm instance could not be built (a policy.wasm that does not compile), or the unforeseen.
+  return typeof code === 'string' ? code : 'ERR_SVCGATE_BUNDLE_ACTIVATION';
 }
 
 function messageOf(error: unknown): string {

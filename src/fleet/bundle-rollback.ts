@@ -30,6 +30,28 @@ export function refuseRollback(candidate: BundleBuild, last: BundleBuild | undef
   }
 }
 
+/** How far a build time may be ahead of this machine's clock: the skew between two machines' clocks, not more. */
+export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000;
+
+/**
+ * A bundle whose build time is further ahead of this machine's clock than clocks drift apart (the
+ * builder's clock ran ahead, or the value was chosen). Activated, it would refuse every bundle built
+ * before that time as a rollback, freezing the fleet on it. The code is the manifest's, but unlike
+ * other refusals this one depends on the clock: the bundle is read again at the next poll.
+ */
+export class FutureBuildTimeError extends Error {
+  readonly code = 'ERR_SVCGATE_BUNDLE_MANIFEST';
+  override readonly name = 'FutureBuildTimeError';
+}
+
+/** Refuses `candidate` when it was built more than MAX_CLOCK_SKEW_MS after `now`. */
+export function refuseFutureBuild(candidate: BundleBuild, now: number): void {
+  if (candidate.builtAt === undefined || candidate.builtAt - now <= MAX_CLOCK_SKEW_MS) return;
+  throw new FutureBuildTimeError(
+    `the bundle ${quoted(candidate.revision)} was built at ${iso(candidate.builtAt)}, more than ${MAX_CLOCK_SKEW_MS / 60_000} minutes after this machine's time (${iso(now)}): activated, it would refuse every bundle built before then; it is refused until then (correct the clock that is wrong)`,
+  );
+}
+
 export function iso(time: number): string {
   return new Date(time).toISOString();
 }

@@ -3,7 +3,7 @@ export type { BundleConsumerOptions } from './bundle-consumer-options';
 export { BundleDownloadError } from './bundle-download-error';
 export { BundleError } from './bundle-error';
 export { BundlePersistError } from './bundle-persist-error';
-export { BundleRollbackError } from './bundle-rollback';
+export { BundleRollbackError, FutureBuildTimeError } from './bundle-rollback';
 export { readBundle, type Bundle, type ReadBundleOptions } from './bundle-reader';
 export { SIGNING_ALGORITHMS, verificationKey, type BundleSigning, type BundleVerification, type SigningAlgorithm, type VerificationKey } from './bundle-signature';
 export { writeBundle, type WriteBundleOptions } from './bundle-writer';

@@ -101,3 +101,27 @@ test('a build time that is not an ISO 8601 UTC time is refused as a manifest err
   expect(refused).toMatchObject({ type: 'failed', error: { code: 'ERR_SVCGATE_BUNDLE_MANIFEST' } });
   expect((refused as { error: { message: string } }).error.message).toContain('"last tuesday\\n\\u001b[31m" is not an ISO 8601 UTC time');
 });
+
+test('a bundle built more than 5 minutes ahead of the clock is refused each time it is served, and does not hold later bundles off', async () => {
+  const { policy, next, nextOf } = consumer();
+  const now = Date.now();
+  // Within the clock skew allowed: accepted.
+  fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision: 'slightly-ahead', signing, builtAt: new Date(now + 4 * 60_000) }));
+  expect((await next('activated')).status.revision).toBe('slightly-ahead');
+
+  // An hour ahead (a builder whose clock ran ahead): activated, it would refuse every bundle built before then.
+  const ahead = new Date(now + 3_600_000);
+  fixture.server.publish('bundle.tar.gz', await revoking(ahead));
+  const refused = await nextOf('failed', 'activated');
+  expect(refused).toMatchObject({ type: 'failed', error: { code: 'ERR_SVCGATE_BUNDLE_MANIFEST' }, status: { revision: 'slightly-ahead', ready: true } });
+  expect((refused as { error: { message: string } }).error.message).toContain(`"v2-revoking" was built at ${ahead.toISOString()}, more than 5 minutes after this machine's time`);
+  // The refusal depends on the clock, so it is not remembered by digest: the bundle is downloaded and read again.
+  const downloads = fixture.server.log.filter((line) => line === '200 /bundle.tar.gz').length;
+  expect(await nextOf('failed', 'activated')).toMatchObject({ type: 'failed', error: { code: 'ERR_SVCGATE_BUNDLE_MANIFEST' } });
+  expect(fixture.server.log.filter((line) => line === '200 /bundle.tar.gz').length).toBeGreaterThan(downloads);
+
+  // A later bundle (built after the active one, within the skew) is activated: the fleet is not frozen.
+  fixture.server.publish('bundle.tar.gz', await revoking(new Date(now + 5 * 60_000)));
+  expect((await next('activated')).status.revision).toBe('v2-revoking');
+  expect(await ownerRead(policy)).toBe(403);
+});
