@@ -72,7 +72,13 @@ const schema = z
       .refine((polling) => polling.minDelaySeconds <= polling.maxDelaySeconds, { error: 'minDelaySeconds must not be above maxDelaySeconds' })
       .default({ minDelaySeconds: 60, maxDelaySeconds: 120 }),
     verification: z
-      .object({ key: z.custom<BundleVerification['key']>((value) => value !== undefined && value !== null, { error: 'verification.key is required' }), algorithm: z.string().optional(), keyId: z.string().optional(), scope: z.string().optional() })
+      .object({
+        key: z.custom<BundleVerification['key']>((value) => value !== undefined && value !== null, { error: 'verification.key is required' }),
+        algorithm: z.string().optional(),
+        keyId: z.string().optional(),
+        scope: z.string().optional(),
+        maxCanonicalBytes: z.number({ error: 'maxCanonicalBytes must be a number of bytes' }).int().nonnegative().optional(),
+      })
       .strict()
       .optional(),
     allowRollback: z.boolean({ error: 'allowRollback must be true or false' }).default(false),

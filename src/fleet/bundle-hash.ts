@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { BUNDLE_LIMITS } from './bundle-limits';
 import { writeCanonicalDigest } from './canonical-json-digest';
 import { updateInSlices } from './sliced-digest';
 import { TimeSlice } from './time-slice';
@@ -44,16 +43,15 @@ export type FileCheck = 'match' | 'differs' | 'too-large';
  * Whether a file matches the hash its signature lists, its bytes hashed first: bytes whose hash is
  * the signed one are the signed file (for a structured file, the signed canonical text itself,
  * which `svcgate bundle` writes). Only a structured file whose bytes differ, and within
- * BUNDLE_LIMITS.maxCanonicalBytes, is parsed and hashed in canonical form (OPA's own bundles write
- * `<` as `\u003c`, for one); a larger one is refused unread, so an altered data.json costs one hash
- * of its bytes, not a parse.
+ * `maxCanonicalBytes`, is parsed and hashed in canonical form (OPA's own bundles write `<` as
+ * `\u003c`, for one); a larger one is not read further, so it costs one hash of its bytes.
  */
-export async function checkFile(name: string, bytes: Uint8Array, algorithm: string, expected: string): Promise<FileCheck> {
+export async function checkFile(name: string, bytes: Uint8Array, algorithm: string, expected: string, maxCanonicalBytes: number): Promise<FileCheck> {
   const hex = expected.toLowerCase();
   const slice = new TimeSlice();
   if ((await updateInSlices(createHash(FILE_HASHES[algorithm]!), bytes, slice)).digest('hex') === hex) return 'match';
   if (!isStructured(name)) return 'differs';
-  if (bytes.byteLength > BUNDLE_LIMITS.maxCanonicalBytes) return 'too-large';
+  if (bytes.byteLength > maxCanonicalBytes) return 'too-large';
   const hash = createHash(FILE_HASHES[algorithm]!);
   return (await writeCanonicalDigest(bytes, hash, slice)) && hash.digest('hex') === hex ? 'match' : 'differs';
 }

@@ -33,9 +33,14 @@ export const BUNDLE_LIMITS = {
   /** `.manifest` and `.signatures.json`, each: both are parsed whole, so they are checked for size first. */
   maxControlFileBytes: 64 * 1024,
   /**
-   * A JSON file (data.json, .manifest) whose bytes do not hash to its signed digest is compared in
-   * OPA's canonical form only up to this size; beyond it, it is refused without being parsed.
-   * `svcgate bundle` writes the canonical form itself, so its files match by their bytes.
+   * The default of `verification.maxCanonicalBytes`: a JSON file (data.json, .manifest) whose bytes
+   * do not hash to its signed digest is compared in OPA's canonical form only up to this size, and
+   * beyond it refused without being parsed. `svcgate bundle` writes the canonical form itself, so
+   * its files match by their bytes; `opa build` does not (a trailing newline, `<` as `\u003c`), so
+   * every data.json it wrote takes this path. Reading one in canonical form costs up to about 16
+   * bytes of memory per byte of JSON (an object of 2.4 million short keys in 16 MiB: 270 MB for
+   * about 2 s, in slices), which whoever can write to the bundle server can make a replica spend
+   * at each poll: the default is what a data document needs, not the whole archive.
    */
-  maxCanonicalBytes: 8 * 1024 * 1024,
+  maxCanonicalBytes: 16 * 1024 * 1024,
 } as const satisfies ArchiveLimits & Record<string, number>;

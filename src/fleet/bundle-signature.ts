@@ -28,6 +28,12 @@ export interface BundleVerification {
   keyId?: string;
   /** The payload's `scope` must equal it (both empty by default), as OPA checks. */
   scope?: string;
+  /**
+   * A data.json or .manifest that is not byte for byte the signed file (as `opa build` writes them)
+   * is compared in OPA's canonical form up to this many bytes, and refused beyond; default 16 MiB.
+   * Raise it for bundles `opa build` writes with more data; svcgate's own match by their bytes.
+   */
+  maxCanonicalBytes?: number;
 }
 
 /** A verification configuration with its key imported once, at start-up. */
@@ -36,6 +42,7 @@ export interface VerificationKey {
   algorithm: SigningAlgorithm;
   keyId: string | undefined;
   scope: string;
+  maxCanonicalBytes: number;
 }
 
 interface SignedFile {
@@ -54,7 +61,11 @@ export function verificationKey(verification: BundleVerification, file: string, 
   } catch (error) {
     throw new ConfigError(file, `${at}.key`, `the key cannot verify ${algorithm} signatures: ${(error as Error).message}`, algorithm.startsWith('HS') ? 'give the shared secret' : 'give a PEM public key or certificate');
   }
-  return { key, algorithm, keyId: verification.keyId, scope: verification.scope ?? '' };
+  const maxCanonicalBytes = verification.maxCanonicalBytes ?? BUNDLE_LIMITS.maxCanonicalBytes;
+  if (!Number.isSafeInteger(maxCanonicalBytes) || maxCanonicalBytes < 0) {
+    throw new ConfigError(file, `${at}.maxCanonicalBytes`, `maxCanonicalBytes is ${String(maxCanonicalBytes)}`, `give a number of bytes, e.g. ${BUNDLE_LIMITS.maxCanonicalBytes} (the default)`);
+  }
+  return { key, algorithm, keyId: verification.keyId, scope: verification.scope ?? '', maxCanonicalBytes };
 }
 
 /** The contents of `.signatures.json` for `files` (every file of the bundle but that one). */
@@ -90,7 +101,7 @@ export async function verifyFiles(signatures: Uint8Array, files: ReadonlyMap<str
     throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `the bundle is signed with the key ${quotedJson(named)}, not ${quoted(verification.keyId)}`);
   }
   if ((claims.scope ?? '') !== verification.scope) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', 'the bundle signature has another scope than the configured one');
-  await checkFileList(claims.files, files);
+  await checkFileList(claims.files, files, verification.maxCanonicalBytes);
 }
 
 function readSignatures(bytes: Uint8Array): string[] {
@@ -118,7 +129,7 @@ function readPayload(payload: Uint8Array): { files: unknown; keyid?: unknown; sc
 }
 
 /** Every file against the signed list: every name first (no digest is taken of a bundle whose list is wrong), then one digest per file, of its bytes first (see checkFile). */
-async function checkFileList(listed: unknown, files: ReadonlyMap<string, Uint8Array>): Promise<void> {
+async function checkFileList(listed: unknown, files: ReadonlyMap<string, Uint8Array>, maxCanonicalBytes: number): Promise<void> {
   if (!Array.isArray(listed)) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', 'the bundle signature lists no files');
   const unsigned = new Set(files.keys());
   const signed: SignedFile[] = [];
@@ -131,9 +142,14 @@ async function checkFileList(listed: unknown, files: ReadonlyMap<string, Uint8Ar
   }
   if (unsigned.size > 0) throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `the bundle holds files its signature does not list: ${[...unsigned].map((name) => quoted(name)).join(', ')}`);
   for (const { name, hash, algorithm } of signed) {
-    const check = await checkFile(name, files.get(name)!, algorithm, hash);
+    const bytes = files.get(name)!;
+    const check = await checkFile(name, bytes, algorithm, hash, maxCanonicalBytes);
     if (check === 'too-large') {
-      throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `${quoted(name)} does not match its signed hash: the bundle was altered (its bytes differ from the signed ones, and it is larger than the ${BUNDLE_LIMITS.maxCanonicalBytes} bytes compared in canonical form)`);
+      // Not "altered": `opa build` writes every data.json in another form than the one it signs.
+      throw new BundleError(
+        'ERR_SVCGATE_BUNDLE_SIGNATURE',
+        `${quoted(name)} is not byte for byte the signed file, and at ${bytes.byteLength} bytes it is over the ${maxCanonicalBytes} bytes compared in OPA's canonical form (verification.maxCanonicalBytes), so it was not read further; a bundle \`opa build\` wrote with this much data needs a larger maxCanonicalBytes`,
+      );
     }
     if (check === 'differs') throw new BundleError('ERR_SVCGATE_BUNDLE_SIGNATURE', `${quoted(name)} does not match its signed hash: the bundle was altered`);
   }

@@ -314,7 +314,9 @@ const SLICED_SORT_FROM = 4096;
 async function sortedPositions(keys: string[], slice: TimeSlice): Promise<ArrayLike<number>> {
   const count = keys.length;
   if (count < SLICED_SORT_FROM) return keys.map((_, position) => position).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
-  let from = Int32Array.from(keys.keys());
+  // A plain loop: Int32Array.from(keys.keys()) goes through the iterator, 0.4 s for 2.4 million keys in one step.
+  let from = new Int32Array(count);
+  for (let position = 0; position < count; position++) from[position] = position;
   let to = new Int32Array(count);
   for (let width = 1; width < count; width *= 2) {
     for (let left = 0; left < count; left += 2 * width) {
@@ -323,10 +325,14 @@ async function sortedPositions(keys: string[], slice: TimeSlice): Promise<ArrayL
       let i = left;
       let j = middle;
       let k = left;
-      while (i < middle && j < right) to[k++] = keys[from[j]!]! < keys[from[i]!]! ? from[j++]! : from[i++]!;
+      while (i < middle && j < right) {
+        to[k++] = keys[from[j]!]! < keys[from[i]!]! ? from[j++]! : from[i++]!;
+        // Within a merge too: the last merges of a million keys are each a long run.
+        if (k % STEPS_PER_CHECK === 0) await slice.pause();
+      }
       while (i < middle) to[k++] = from[i++]!;
       while (j < right) to[k++] = from[j++]!;
-      if (left % (64 * width) === 0) await slice.pause();
+      await slice.pause();
     }
     [from, to] = [to, from];
   }

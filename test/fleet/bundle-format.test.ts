@@ -204,6 +204,24 @@ describe('interoperability with the real opa', () => {
     expect(bundle.data).toEqual(exampleData());
   });
 
+  test('a bundle `opa build` signed with a data.json over 8 MiB verifies; over verification.maxCanonicalBytes it is refused, and not called altered', async () => {
+    // opa build merges every data.json into one, written in its own form (`<` as \u003c), never
+    // the canonical one it signs: each takes the canonical path, which stopped at 8 MiB.
+    const items = Array.from({ length: 150_000 }, (_, id) => ({ id, name: `item <${id}>`, price: 2.5 }));
+    const built = opaBuild('opa-build-large', { 'svcgate/acl/data.json': JSON.stringify(exampleData()), 'other/data.json': JSON.stringify({ items }) }, 'large');
+    const size = (await readTarGz(built)).get('data.json')!.byteLength;
+    expect(size).toBeGreaterThan(8 * 1024 * 1024);
+    const bundle = await readBundle(built, verifier('ES256', KEYS.ES256.verifying));
+    expect(bundle.manifest.revision).toBe('large');
+    expect(bundle.data).toEqual(exampleData());
+
+    const capped = await refusal(readBundle(built, { verification: verificationKey({ key: KEYS.ES256.verifying, algorithm: 'ES256', maxCanonicalBytes: 8 * 1024 * 1024 }, '<test>', '$') }));
+    expect(capped).toMatchObject({
+      code: 'ERR_SVCGATE_BUNDLE_SIGNATURE',
+      message: `"data.json" is not byte for byte the signed file, and at ${size} bytes it is over the 8388608 bytes compared in OPA's canonical form (verification.maxCanonicalBytes), so it was not read further; a bundle \`opa build\` wrote with this much data needs a larger maxCanonicalBytes`,
+    });
+  });
+
   test.each(['HS256', 'RS256', 'ES256'] as const)('opa run --bundle --verification-key loads a bundle svcgate signed with %s, and refuses it altered', async (algorithm) => {
     const keys = KEYS[algorithm];
     const file = join(dir, `signed-${algorithm}.tar.gz`);

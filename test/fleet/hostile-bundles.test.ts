@@ -91,14 +91,14 @@ describe('control files and digests before the signature check', () => {
     // Not JSON: the digest of its bytes refuses it; a parse would have thrown a SyntaxError.
     const garbage = await refusal(readBundle(await replaced('data.json', Buffer.from('{"svcgate": not json')), options));
     expect(garbage).toMatchObject({ code: 'ERR_SVCGATE_BUNDLE_SIGNATURE', message: '"data.json" does not match its signed hash: the bundle was altered' });
-    // Larger than the canonical-form cap: refused on the digest of its bytes alone (8,000,000
-    // objects blocked each poll for 5 s while they were parsed and rewritten).
-    const objects = Buffer.from(`[${'{},'.repeat(2_900_000)}{}]`);
-    expect(objects.length).toBeGreaterThan(8 * 1024 * 1024);
+    // Larger than the canonical-form cap (16 MiB by default): refused on the digest of its bytes
+    // alone (8,000,000 objects blocked each poll for 5 s while they were parsed and rewritten).
+    const objects = Buffer.from(`[${'{},'.repeat(5_600_000)}{}]`);
+    expect(objects.length).toBeGreaterThan(16 * 1024 * 1024);
     const large = await refusal(readBundle(await replaced('data.json', objects), options));
-    expect(large).toMatchObject({ code: 'ERR_SVCGATE_BUNDLE_SIGNATURE', message: expect.stringMatching(/^"data.json" does not match its signed hash: .*larger than the 8388608 bytes compared in canonical form/) });
-    const largeGarbage = await refusal(readBundle(await replaced('data.json', Buffer.alloc(9 * 1024 * 1024, '{')), options));
-    expect(largeGarbage.message).toMatch(/larger than the 8388608 bytes compared in canonical form/);
+    expect(large).toMatchObject({ code: 'ERR_SVCGATE_BUNDLE_SIGNATURE', message: expect.stringMatching(/^"data.json" is not byte for byte the signed file, and at \d+ bytes it is over the 16777216 bytes compared in OPA's canonical form/) });
+    const largeGarbage = await refusal(readBundle(await replaced('data.json', Buffer.alloc(17 * 1024 * 1024, '{')), options));
+    expect(largeGarbage.message).toMatch(/over the 16777216 bytes compared in OPA's canonical form/);
   });
 
   test('JSON nested deeper than Go reads is refused as altered, not a stack overflow', async () => {
