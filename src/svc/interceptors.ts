@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import { classChain } from './class-chain';
 import { didYouMean } from './closest-name';
 import type { RouteTable, SvcRoute } from './routes';
 
@@ -121,14 +122,15 @@ function instantiate(Class: InterceptorClass, service: ServiceRoutes): { object:
 }
 
 /**
- * The names an interceptor could be looked up by (own and inherited, up to Object.prototype), each
- * with whether it holds a function; the nearest holder wins, as it does for `object[name]`.
+ * The names an interceptor could be looked up by (own and inherited, below the Object.prototype of
+ * any realm: see classChain), each with whether it holds a function; the nearest holder wins, as
+ * it does for `object[name]`.
  * `constructor` is not one, and neither is a name starting with `_`: those are the class's helpers,
  * by the rule that keeps `_x` methods of services from being routes, so they can intercept nothing.
  */
 function interceptorProperties(object: object): Map<string, boolean> {
   const properties = new Map<string, boolean>();
-  for (let holder: object | null = object; holder !== null && holder !== Object.prototype; holder = Object.getPrototypeOf(holder) as object | null) {
+  for (const holder of classChain(object)) {
     for (const name of Object.getOwnPropertyNames(holder)) {
       if (name === 'constructor' || name.startsWith('_') || properties.has(name)) continue;
       properties.set(name, typeof Object.getOwnPropertyDescriptor(holder, name)!.value === 'function');

@@ -71,7 +71,8 @@ const optionsSchema = z
 
 /**
  * An interceptor that guards SvcApi routes with a bearer JWT and the policy: register it with
- * `interceptAll` (or per service with `intercept`). The ACL is compiled against the API's own
+ * `interceptAll` (or per service with `intercept`; an after-interceptor would decide once the method
+ * had run, and is a ConfigError). The ACL is compiled against the API's own
  * OpenAPI description when the app is built, so a bad ACL fails at start-up.
  */
 export function svcAcl(options: SvcAclOptions): Interceptor {
@@ -108,8 +109,11 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
     };
     return thenOrNow(guardRequest(guard, found, req, res, false, { confirm, query: state.argument!.query }), goOn);
   };
-  interceptor[BIND_TO_API] = (openapi, routes) => {
-    const described = withOwners(withBearerScheme(openapi), config.owners);
+  interceptor[BIND_TO_API] = (openapi, { routes, unrouted }, registeredWith) => {
+    if (registeredWith === 'interceptAfter' || registeredWith === 'interceptAllAfter') {
+      throw new ConfigError(FILE, '$', `svcAcl is registered with ${registeredWith}, so it would decide after the method has run (for a caller it then refuses too)`, 'register it with interceptAll, or with intercept for some services or methods');
+    }
+    const described = withOwners(withBearerScheme(openapi), config.owners, unrouted);
     const { source, operations: compiled } = connectSource(config, described);
     guard = { evaluator: source, handler: config.handler, options: guardOptions };
     for (const route of routes) {
@@ -143,8 +147,11 @@ function withBearerScheme(openapi: RoutesOpenApi): RoutesOpenApi {
 
 type Operation = { parameters?: Record<string, unknown>[]; requestBody?: { content: Record<string, { schema: { properties?: Record<string, Record<string, unknown>> } }> } };
 
-/** Marks owned argument fields with x-acl-binding: query parameters, or properties of the JSON body. */
-function withOwners(openapi: RoutesOpenApi, owners: Record<string, Record<string, string>>): RoutesOpenApi {
+/**
+ * Marks owned argument fields with x-acl-binding: query parameters, or properties of the JSON body.
+ * `unrouted` (see RouteTable) says why a target is no route when the container knows.
+ */
+function withOwners(openapi: RoutesOpenApi, owners: Record<string, Record<string, string>>, unrouted: ReadonlyMap<string, string> = new Map()): RoutesOpenApi {
   const operations = new Map<string, { method: string; operation: Operation }>();
   for (const item of Object.values(openapi.paths ?? {})) {
     for (const [method, operation] of Object.entries(item as Record<string, Operation & { operationId?: string }>)) {
@@ -154,6 +161,8 @@ function withOwners(openapi: RoutesOpenApi, owners: Record<string, Record<string
   for (const [target, fields] of Object.entries(owners)) {
     const found = operations.get(target);
     if (!found) {
+      const why = unrouted.get(target) ?? unrouted.get(target.split('.')[0]!);
+      if (why !== undefined) throw new ConfigError(FILE, `$.owners["${target}"]`, `${target} is no route of the API (${why})`, 'remove the entry: other services call that method, and no request to it is decided');
       const example = operations.keys().next().value;
       throw new ConfigError(FILE, `$.owners["${target}"]`, `${target} is no route of the API`, `use "<instance>.<method>", e.g. ${example ? `"${example}"` : '"userService.getUser"'}`);
     }

@@ -18,9 +18,16 @@ export interface SvcApiOptions {
   logError?: (message: string, error: unknown) => void;
 }
 
-/** Builds interceptors that need the API's description (svcAcl) once the routes are known. */
+/** The SvcApi method an interceptor was registered with: before the service method runs, or after. */
+export type Registration = 'interceptAll' | 'intercept' | 'interceptAfter' | 'interceptAllAfter';
+
+/**
+ * Builds interceptors that need the API's description (svcAcl) once the routes are known, and
+ * tells them where they were registered: a guard registered to run after the method would decide
+ * once the method had already run.
+ */
 export const BIND_TO_API = Symbol('svcgate.bindToApi');
-export type BindableInterceptor = Interceptor & { [BIND_TO_API]?: (api: RoutesOpenApi, routes: readonly SvcRoute[]) => void };
+export type BindableInterceptor = Interceptor & { [BIND_TO_API]?: (api: RoutesOpenApi, table: RouteTable, registeredWith: Registration) => void };
 
 
 /**
@@ -132,9 +139,17 @@ export class SvcApi {
     const routes = table.routes;
     const specificBefore = resolveInterceptors(this.beforeMaps, table);
     const specificAfter = resolveInterceptors(this.afterMaps, table);
-    for (const interceptor of [...this.before, ...this.after, ...[...specificBefore.values(), ...specificAfter.values()].flat()]) {
-      (interceptor as BindableInterceptor)[BIND_TO_API]?.(this.openapi(), routes);
-    }
+    // Each interceptor is bound once (one given for many methods is in many lists); one registered
+    // both before and after is bound as after, the placement a guard has to refuse.
+    const registrations = new Map<Interceptor, Registration>();
+    const register = (interceptors: Iterable<Interceptor>, registeredWith: Registration) => {
+      for (const interceptor of interceptors) registrations.set(interceptor, registeredWith);
+    };
+    register(this.before, 'interceptAll');
+    register([...specificBefore.values()].flat(), 'intercept');
+    register([...specificAfter.values()].flat(), 'interceptAfter');
+    register(this.after, 'interceptAllAfter');
+    for (const [interceptor, registeredWith] of registrations) (interceptor as BindableInterceptor)[BIND_TO_API]?.(this.openapi(), table, registeredWith);
 
     const app = express();
     app.disable('x-powered-by');

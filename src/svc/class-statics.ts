@@ -1,0 +1,104 @@
+import type { ZodType } from 'zod';
+import { ConfigError } from '../policy/compile/config-error';
+import { classChain, publicMethods } from './class-chain';
+import { didYouMean } from './closest-name';
+
+/** One class of a service's inheritance chain: its constructor and the prototype it owns. */
+interface ChainClass {
+  Class: Record<string, unknown>;
+  prototype: object;
+  /** Its name; an unnamed class (written inline in a map) takes the instance's. */
+  name: string;
+}
+
+/**
+ * `static internal = ['resetAll']`: methods other services call that are no routes. TypeScript's
+ * `private` and `protected` are gone at run time, so such methods are routes unless listed here
+ * (or named with `#` or `_`). The lists of the service's class and of every class it extends are
+ * merged: a subclass's own list adds to its parent's, as the methods it inherits are routes too.
+ * Each name maps to the class whose list holds it. Fails closed: a name that is no public method
+ * of that class (a typo), or an `internal` field without `static` (which nothing would read),
+ * would leave the method it meant a route.
+ */
+export function readInternal(service: object, instance: string): ReadonlyMap<string, string> {
+  refuseNonStatic(service, instance, 'internal', (value) => value !== undefined, "write static readonly internal = ['resetAll'] (static: SvcApi reads the class, not its instances)");
+  const internal = new Map<string, string>();
+  for (const { Class, prototype, name } of classesOf(service, instance)) {
+    if (!Object.hasOwn(Class, 'internal')) continue;
+    const listed = Class.internal;
+    const methods = publicMethods(prototype);
+    const file = `<class ${name}>`;
+    if (!Array.isArray(listed) || !listed.every((entry) => typeof entry === 'string')) {
+      throw new ConfigError(file, '$.internal', 'internal must be a list of method names', `write static readonly internal = ['${methods[0] ?? 'resetAll'}']`);
+    }
+    listed.forEach((method: string, index) => {
+      if (!methods.includes(method)) {
+        throw new ConfigError(file, `$.internal[${index}]`, `${method} is no public method of ${name}, so listing it keeps no route out${didYouMean(method, methods)}`, 'name a method of the class (its spelling, in camel case)');
+      }
+      if (!internal.has(method)) internal.set(method, name);
+    });
+  }
+  return internal;
+}
+
+/**
+ * `static schemas = { findUsers: z.object(...) }` of the service's class and of every class it
+ * extends, merged: the nearest class's schema of a method wins, and a subclass declaring schemas
+ * of its own methods does not leave the inherited ones unchecked. Keyed by a Map, so that a method
+ * named like a member of Object.prototype (toString) finds no schema it never declared.
+ */
+export function readSchemas(service: object, instance: string): ReadonlyMap<string, ZodType> {
+  refuseNonStatic(service, instance, 'schemas', looksLikeSchemas, 'write static schemas = { <method>: z.object(...) } (static: SvcApi reads the class, not its instances)');
+  const schemas = new Map<string, ZodType>();
+  for (const { Class, name } of classesOf(service, instance)) {
+    if (!Object.hasOwn(Class, 'schemas') || Class.schemas === undefined) continue;
+    for (const [method, schema] of Object.entries(Class.schemas as object)) {
+      if (!isSchema(schema)) throw new TypeError(`SvcApi: ${name}.schemas.${method} is not a zod schema`);
+      if (!schemas.has(method)) schemas.set(method, schema);
+    }
+  }
+  return schemas;
+}
+
+/** The classes of a service, nearest first: the constructor each prototype of its chain owns. */
+function classesOf(service: object, instance: string): ChainClass[] {
+  const classes: ChainClass[] = [];
+  for (const prototype of classChain(Object.getPrototypeOf(service) as object | null)) {
+    const Class: unknown = Object.getOwnPropertyDescriptor(prototype, 'constructor')?.value;
+    if (typeof Class === 'function') classes.push({ Class: Class as unknown as Record<string, unknown>, prototype, name: Class.name || instance });
+  }
+  return classes;
+}
+
+/**
+ * `internal = [...]` or `schemas = {...}` written without `static` is a field of each instance
+ * (or, set on a prototype, a property of it), which SvcApi never reads: the methods it names
+ * would stay routes, or their arguments unchecked, with nothing said. A method of that name is a
+ * route like any other and is left alone; so is a field that `means` does not recognise.
+ */
+function refuseNonStatic(service: object, instance: string, property: 'internal' | 'schemas', means: (value: unknown) => boolean, fix: string): void {
+  for (const holder of classChain(service)) {
+    const descriptor = Object.getOwnPropertyDescriptor(holder, property);
+    if (descriptor === undefined) continue;
+    if (holder !== service && typeof descriptor.value === 'function') return;
+    // A getter is not called (it may do anything): refused as `internal`, whatever it would return.
+    const meant = 'value' in descriptor ? means(descriptor.value) : property === 'internal';
+    if (meant) {
+      const where = holder === service ? 'a field of each instance' : 'a property of its prototype';
+      const name = (service.constructor as { name?: string } | undefined)?.name || instance;
+      throw new ConfigError(`<class ${name}>`, `$.${property}`, `${property} is ${where}, not static, so SvcApi does not read it`, fix);
+    }
+    return;
+  }
+}
+
+function isSchema(value: unknown): value is ZodType {
+  return typeof (value as { safeParse?: unknown } | null)?.safeParse === 'function';
+}
+
+/** An object of zod schemas, as a `schemas` field meant for SvcApi is; any other field of that name is the service's own business. */
+function looksLikeSchemas(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const values = Object.values(value);
+  return values.length > 0 && values.every(isSchema);
+}
