@@ -38,7 +38,7 @@ test('svcgate bundle refuses a $ref out of the document folder, and --ref-root n
   const refused = await svcgate(...args);
   expect(refused).toMatchObject({ code: 2, stdout: '' });
   expect(refused.stderr).toBe(
-    `svcgate: ${join(dir, 'api/api.yaml')} at $.paths["/a"].get.operationId.$ref: $ref ../outside/credentials.json#/token leads outside ${join(dir, 'api')}. Fix: keep the files it refers to inside ${join(dir, 'api')}, or name a folder that holds them all with the refRoot option (--ref-root <dir> in the CLI); without it, file references stay inside the document's folder\n`,
+    `svcgate: ${join(dir, 'api/api.yaml')} at $.paths["/a"].get.operationId.$ref: $ref "../outside/credentials.json#/token" leads outside ${join(dir, 'api')}. Fix: keep the files it refers to inside ${join(dir, 'api')}, or name a folder that holds them all with the refRoot option (--ref-root <dir> in the CLI); without it, file references stay inside the document's folder\n`,
   );
   expect(existsSync(out)).toBe(false);
   const allowed = await svcgate(...args, '--ref-root', dir);
@@ -65,7 +65,7 @@ test('svcgate explain refuses a $ref to a named pipe without waiting for a write
   execFileSync('mkfifo', [join(dir, 'pipe.json')]);
   const run = await svcgate('explain', '--openapi', join(dir, 'api.yaml'), '--acl', join(dir, 'acl.yaml'), 'GET', '/a');
   expect(run).toMatchObject({ code: 2, signal: null, stdout: '' });
-  expect(run.stderr).toContain('at $.paths["/a"].$ref: $ref pipe.json#/a: the referenced document is not a regular file in');
+  expect(run.stderr).toContain('at $.paths["/a"].$ref: $ref "pipe.json#/a": the referenced document is not a regular file in');
 });
 
 test('each command that reads a document lists --ref-root in its help', async () => {

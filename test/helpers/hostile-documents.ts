@@ -23,6 +23,27 @@ export function refPairs(levels: number): string {
   return `${schemas}    s${levels}: {type: string}\n`;
 }
 
+/** An object of `keys` keys, each a `$ref` to `target`: each use of it counts `keys` times the target's values. */
+export function keysReferringTo(keys: number, target: string): Record<string, unknown> {
+  return Object.fromEntries(Array.from({ length: keys }, (_, index) => [`k${index}`, { $ref: target }]));
+}
+
+/** Makes `$ref`s with a sibling description, counting how many were resolved (their description is read once each). */
+export class CountedRefs {
+  read = 0;
+
+  to(target: string): Record<string, unknown> {
+    const counter = this;
+    return {
+      $ref: target,
+      get description() {
+        counter.read++;
+        return 'the same object again';
+      },
+    };
+  }
+}
+
 /**
  * Registers the hooks of a temporary work folder for the test file, and returns a function that
  * makes a fresh folder in it holding `files` (names may have subfolders).

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { bearerJwt, bearerJwtAcl } from '../../src/auth';
 import { compileAcl } from '../../src/policy';
 import { configErrorOf } from '../helpers/config-error-of';
-import { aliasFanOut, documentFolders, OPENAPI_HEAD, PATHS, refPairs } from '../helpers/hostile-documents';
+import { aliasFanOut, CountedRefs, documentFolders, keysReferringTo, OPENAPI_HEAD, PATHS, refPairs } from '../helpers/hostile-documents';
 import { HS256 } from '../helpers/tokens';
 
 // Issue 27, section 4: OpenAPI documents and ACLs come from pull requests in CI. Each hostile
@@ -36,6 +36,44 @@ describe('shared parts are resolved once, and what a document expands to is capp
     expect(error.file).toBe(openapi);
     expect(error.path).toBe('$.components.schemas.s0.properties');
     expect(error.problem).toBe('this value, with its $refs resolved, holds more than 5000000 values (the limit), counting each use of a $ref or YAML alias in full');
+  });
+
+  test('8,000 $refs with a sibling to an object of 8,000 keys are refused at the 6th, once the count passes the cap (main: 34 s and 3 GB, each one copying the 8,000 keys before the count was checked)', () => {
+    // Each key of x-big refers to a list of 100 values, so each use of x-big counts 800,001.
+    const refs = new CountedRefs();
+    const openapi = { ...jsonBase(), 'x-list': Array(99).fill(0), 'x-big': keysReferringTo(8000, '#/x-list'), 'x-refs': Array.from({ length: 8000 }, () => refs.to('#/x-big')) };
+    const error = configErrorOf(() => compileAcl({ openapi, acl: ACL }));
+    expect([error.file, error.path]).toEqual(['<inline OpenAPI document>', '$["x-refs"][5]']);
+    expect(error.problem).toBe('the document, with its $refs resolved, passes 5000000 values (the limit) here, counting each use of a $ref or YAML alias in full');
+    expect(refs.read).toBe(6);
+  });
+
+  test('nesting does not multiply that work: 500 lists each holding such a $ref and the next list are refused at the second (main: all 500 copied first)', () => {
+    const refs = new CountedRefs();
+    let nest: unknown[] = [];
+    for (let level = 0; level < 500; level++) nest = [refs.to('#/x-big'), nest];
+    // x-big is 4,800,001 values: under the cap once, over it twice.
+    const openapi = { ...jsonBase(), 'x-nest': nest, 'x-list': Array(599).fill(0), 'x-big': keysReferringTo(8000, '#/x-list') };
+    const error = configErrorOf(() => compileAcl({ openapi, acl: ACL }));
+    expect(error.path).toBe('$["x-nest"]');
+    expect(error.problem).toMatch(/^this value, with its \$refs resolved, holds more than 5000000 values \(the limit\)/);
+    expect(refs.read).toBe(2);
+  });
+
+  test('a $ref written many times is followed once (main: its pointer walked at each use)', () => {
+    let walked = 0;
+    const schemas = { Id: { type: 'string' } };
+    const components = {
+      securitySchemes: { b: { type: 'http', scheme: 'bearer' } },
+      get schemas() {
+        walked++;
+        return schemas;
+      },
+    };
+    const uses = Array.from({ length: 1000 }, () => ({ $ref: '#/components/schemas/Id' }));
+    expect(Object.keys(compileAcl({ openapi: { ...jsonBase(), components, 'x-uses': uses }, acl: ACL }).operations)).toEqual(['GET /a']);
+    // Once as the document is walked, once to follow the $ref.
+    expect(walked).toBe(2);
   });
 
   test('below the cap, each $ref target is read once however often it is referred to (main: once per use, 196,607 times here)', () => {
@@ -74,7 +112,7 @@ describe('file references stay inside the document folder, unless refRoot names 
     const error = configErrorOf(() => compileAcl({ openapi, acl: ACL }));
     expect(error.file).toBe(openapi);
     expect(error.path).toBe('$.paths["/a"].get.operationId.$ref');
-    expect(error.problem).toBe(`$ref ${ref} ${problem} ${join(dir, 'api')}`);
+    expect(error.problem).toBe(`$ref ${JSON.stringify(ref)} ${problem} ${join(dir, 'api')}`);
     expect(error.fix).toMatch(/refRoot option \(--ref-root <dir> in the CLI\)/);
     expect(error.message).not.toContain('s3cr3t');
   });
@@ -84,7 +122,7 @@ describe('file references stay inside the document folder, unless refRoot names 
     for (const target of [join(dir, 'outside/credentials.json'), join(dir, 'api/credentials.json')]) {
       writeFileSync(join(dir, 'api/api.yaml'), withOperationId(`${target}#/token`));
       const error = configErrorOf(() => compileAcl({ openapi: join(dir, 'api/api.yaml'), acl: ACL }));
-      expect(error.problem).toBe(`$ref ${target}#/token is an absolute path`);
+      expect(error.problem).toBe(`$ref ${JSON.stringify(`${target}#/token`)} is an absolute path`);
       expect(error.fix).toMatch(/^write it relative to the file that holds it/);
     }
   });
@@ -94,9 +132,9 @@ describe('file references stay inside the document folder, unless refRoot names 
     symlinkSync(join(dir, 'outside/credentials.json'), join(dir, 'api/link.json'));
     symlinkSync(join(dir, 'outside'), join(dir, 'api/shared'));
     const openapi = join(dir, 'api/api.yaml');
-    expect(configErrorOf(() => compileAcl({ openapi, acl: ACL })).problem).toBe(`$ref link.json#/token leads outside ${join(dir, 'api')} through a symbolic link`);
+    expect(configErrorOf(() => compileAcl({ openapi, acl: ACL })).problem).toBe(`$ref "link.json#/token" leads outside ${join(dir, 'api')} through a symbolic link`);
     writeFileSync(openapi, withOperationId('shared/credentials.json#/token'));
-    expect(configErrorOf(() => compileAcl({ openapi, acl: ACL })).problem).toBe(`$ref shared/credentials.json#/token leads outside ${join(dir, 'api')} through a symbolic link`);
+    expect(configErrorOf(() => compileAcl({ openapi, acl: ACL })).problem).toBe(`$ref "shared/credentials.json#/token" leads outside ${join(dir, 'api')} through a symbolic link`);
   });
 
   test('files in subfolders, and their references back up to the folder, are inside', () => {
@@ -120,11 +158,24 @@ describe('file references stay inside the document folder, unless refRoot names 
       process.chdir(cwd);
     }
     const options = { openapi, handler: bearerJwt({ ...HS256, audience: 'api' }), acl: { b: ACL } };
-    expect(configErrorOf(() => bearerJwtAcl(options)).problem).toBe(`$ref ../outside/credentials.json#/token leads outside ${join(dir, 'api')}`);
+    expect(configErrorOf(() => bearerJwtAcl(options)).problem).toBe(`$ref "../outside/credentials.json#/token" leads outside ${join(dir, 'api')}`);
     expect(typeof bearerJwtAcl({ ...options, refRoot: dir })).toBe('function');
     const bad = configErrorOf(() => bearerJwtAcl({ ...options, refRoot: 7 as unknown as string }));
     expect([bad.file, bad.path, bad.problem]).toEqual(['<bearerJwtAcl options>', '$.refRoot', 'refRoot must be the path of a folder']);
     expect(configErrorOf(() => compileAcl({ openapi, acl: ACL, refRoot: '' })).path).toBe('$.refRoot');
+  });
+
+  test.each([
+    ['a newline and a workflow command', '#/nope\n::error file=api.json::pwned', '$ref "#/nope\\n::error file=api.json::pwned" points at nothing'],
+    ['a bidi override', 'https://example.com/\u202eevil.json', '$ref "https://example.com/\\u202eevil.json" points outside the file system'],
+    ['a C1 control', '../\u009b31m/x.json', '$ref "../\\u009b31m/x.json" leads outside'],
+    ['a bidi isolate', '/tmp/\u2066x.json', '$ref "/tmp/\\u2066x.json" is an absolute path'],
+    ['an escape sequence, also in the file name shown', '\u001b[2J.json#/a', '$ref "\\u001b[2J.json#/a": cannot read the referenced document (ENOENT) in "'],
+  ])('a $ref is quoted in messages, every character outside printable ASCII escaped: %s (main: written as it is, reaching CI logs)', (_name, ref, problem) => {
+    const dir = folder({ 'api.json': JSON.stringify({ ...jsonBase(), 'x-ref': { $ref: ref } }) });
+    const error = configErrorOf(() => compileAcl({ openapi: join(dir, 'api.json'), acl: ACL }));
+    expect(error.problem.startsWith(problem)).toBe(true);
+    expect(error.message).toMatch(/^[\x20-\x7e]*$/);
   });
 
   test('URLs are not fetched: http, https and scheme-relative references are refused before any request', async () => {
@@ -194,7 +245,7 @@ describe('documents of the same class', () => {
     closeSync(fd);
     const error = configErrorOf(() => compileAcl({ openapi: join(dir, 'api.yaml'), acl: ACL }));
     expect(error.path).toBe('$.paths["/a"].$ref');
-    expect(error.problem).toBe(`$ref big.json#/a: the referenced document is 67108865 bytes, over the limit of 67108864 bytes in ${join(dir, 'big.json')}`);
+    expect(error.problem).toBe(`$ref "big.json#/a": the referenced document is 67108865 bytes, over the limit of 67108864 bytes in ${JSON.stringify(join(dir, 'big.json'))}`);
   });
 
   test('the files a document refers to count against 64 MiB together', () => {
@@ -202,7 +253,7 @@ describe('documents of the same class', () => {
     const dir = folder({ 'api.yaml': OPENAPI_HEAD + 'paths:\n  /a: {$ref: "one.json#/a"}\n  /b: {$ref: "two.json#/a"}\n', 'one.json': half, 'two.json': half });
     const error = configErrorOf(() => compileAcl({ openapi: join(dir, 'api.yaml'), acl: ACL }));
     expect(error.path).toBe('$.paths["/b"].$ref');
-    expect(error.problem).toMatch(/^\$ref two\.json#\/a: with .*two\.json the document and the files it refers to hold \d+ bytes, over the limit of 67108864 bytes together$/);
+    expect(error.problem).toMatch(/^\$ref "two\.json#\/a": with ".*two\.json" the document and the files it refers to hold \d+ bytes, over the limit of 67108864 bytes together$/);
   });
 
   test('a merge-key (<<) chain that would copy keys quadratically is refused by js-yaml', () => {

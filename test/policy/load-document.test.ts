@@ -178,7 +178,7 @@ describe('resolveRefs', () => {
     expect(resolveRefs(inline({ list: doc.list, second: doc.second }))).toEqual({ list: ['zero', 'one'], second: 'one' });
     const error = configErrorOf(() => resolveRefs(inline(doc)));
     expect(error.path).toBe('$.length.$ref');
-    expect(error.problem).toBe('$ref #/list/length points at nothing');
+    expect(error.problem).toBe('$ref "#/list/length" points at nothing');
   });
 
   test('siblings of a $ref win over the target (OpenAPI 3.1 summary and description)', () => {
@@ -220,6 +220,20 @@ describe('resolveRefs', () => {
     expect(resolved.root).toEqual({ type: 'object', properties: { value: { type: 'string' }, children: { type: 'array', items: {} } } });
   });
 
+  test('two schemas that refer to each other: the one met second holds the {}, wherever it is used (each object is resolved once, as first met)', () => {
+    const schemas = (first: string, second: string) => ({
+      [first]: { properties: { [second.toLowerCase()]: { $ref: `#/components/schemas/${second}` } } },
+      [second]: { properties: { [first.toLowerCase()]: { $ref: `#/components/schemas/${first}` }, id: { type: 'string' } } },
+    });
+    const resolved = resolveRefs(inline({ components: { schemas: schemas('A', 'B') }, direct: { $ref: '#/components/schemas/B' } })) as { components: { schemas: Record<string, unknown> }; direct: unknown };
+    const b = { properties: { a: {}, id: { type: 'string' } } };
+    expect(resolved.components.schemas).toEqual({ A: { properties: { b } }, B: b });
+    expect(resolved.direct).toBe(resolved.components.schemas.B);
+    // Written the other way round, B is met first, and A holds the {}.
+    const reversed = resolveRefs(inline({ components: { schemas: schemas('B', 'A') } })) as { components: { schemas: Record<string, unknown> } };
+    expect(reversed.components.schemas).toEqual({ B: { properties: { a: { properties: { b: {}, id: { type: 'string' } } } } }, A: { properties: { b: {}, id: { type: 'string' } } } });
+  });
+
   test('a cycle across two files terminates too', () => {
     write('a.yaml', 'A:\n  type: object\n  properties:\n    b:\n      $ref: "b.yaml#/B"\n');
     write('b.yaml', 'B:\n  type: object\n  properties:\n    a:\n      $ref: "a.yaml#/A"\n');
@@ -234,7 +248,7 @@ describe('resolveRefs', () => {
     const error = configErrorOf(() => resolveRefs(loadDocument(main, 'OpenAPI document')));
     expect(error.file).toBe(main);
     expect(error.path).toBe('$.paths["/users/{id}"].get.parameters[0].$ref');
-    expect(error.problem).toBe('$ref #/components/parameters/Nope points at nothing');
+    expect(error.problem).toBe('$ref "#/components/parameters/Nope" points at nothing');
     expect(error.message).toContain(main);
     expect(error.message).toContain('$.paths["/users/{id}"].get.parameters[0].$ref');
     expect(error.fix).toBe('point it at an existing object, e.g. "#/components/schemas/Name"');
@@ -252,7 +266,7 @@ describe('resolveRefs', () => {
     const error = configErrorOf(() => resolveRefs(inline({ paths: { '/a': { $ref: 'nowhere.yaml#/x' } } })));
     expect(error.file).toBe('<inline OpenAPI document>');
     expect(error.path).toBe('$.paths["/a"].$ref');
-    expect(error.problem).toBe(`$ref nowhere.yaml#/x: cannot read the referenced document (ENOENT) in ${join(dir, 'nowhere.yaml')}`);
+    expect(error.problem).toBe(`$ref "nowhere.yaml#/x": cannot read the referenced document (ENOENT) in ${JSON.stringify(join(dir, 'nowhere.yaml'))}`);
     expect(error.fix).toBe('check the path and the file permissions');
   });
 
@@ -260,13 +274,13 @@ describe('resolveRefs', () => {
     const notString = configErrorOf(() => resolveRefs(inline({ a: { $ref: 5 } })));
     expect(notString.path).toBe('$.a.$ref');
     expect(notString.problem).toBe('$ref must be a string');
-    expect(configErrorOf(() => resolveRefs(inline({ a: { $ref: '#anchor' } }))).problem).toBe('$ref #anchor has a fragment that is not a JSON pointer');
+    expect(configErrorOf(() => resolveRefs(inline({ a: { $ref: '#anchor' } }))).problem).toBe('$ref "#anchor" has a fragment that is not a JSON pointer');
   });
 
   test.each(['https://example.com/api.yaml#/components/schemas/User', 'http://example.com/user.json'])('refuses the network ref %s', (ref) => {
     const error = configErrorOf(() => resolveRefs(inline({ a: { $ref: ref } })));
     expect(error.path).toBe('$.a.$ref');
-    expect(error.problem).toBe(`$ref ${ref} points outside the file system`);
+    expect(error.problem).toBe(`$ref ${JSON.stringify(ref)} points outside the file system`);
     expect(error.fix).toBe('bundle the document into local files; svcgate does not fetch over the network');
   });
 

@@ -1,7 +1,8 @@
+import { quoted } from '../../fleet/quoted-text';
 import { ConfigError, jsonPath } from './config-error';
 import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NODES, MAX_RESOLVED_DEPTH } from './document-limits';
 import { isPlainObject, readDocumentFile, type LoadedDocument } from './load-document';
-import { ReferenceRoot } from './reference-root';
+import { ReferenceRoot, type ReferenceSite } from './reference-root';
 
 type Segment = string | number;
 
@@ -29,13 +30,23 @@ export interface ResolveRefsOptions {
  * Returns the document with every `$ref` replaced by its target: local (`#/...`) and relative
  * files (`common.yaml#/...`, inside the document's folder or `refRoot`). Each object of the input
  * is resolved once, and every `$ref` to it, or YAML alias of it, gets that same resolved object:
- * the result is as large as the input, however often a part is referred to. A reference back into
- * a target being resolved (a recursive schema, which is legal OpenAPI), or an object met again
- * inside itself, is `{}` there, and what holds it is shared as it is. The result shares nothing
- * with the input (siblings of a `$ref` make a new object) and is frozen, since it may be shared.
- * Its size is counted as it is built, as if every shared part were copied where it is used, and
- * it is refused (ConfigError) past the limits of document-limits.ts: any walk of it, however it
- * treats shared parts, is bounded.
+ * the result is as large as the input, however often a part is referred to, except that the
+ * siblings of a `$ref` (OpenAPI 3.1's summary and description) make a new object holding the
+ * target's keys and theirs. The result shares nothing with the input and is frozen, since it
+ * may be shared.
+ *
+ * Recursion is cut, not followed: a `$ref` back into an object still being resolved (a recursive
+ * schema, which is legal OpenAPI), or an object met again inside itself (as @oas-tools/core
+ * dereferences one), is `{}` there. Since each object is resolved once, the first time the walk
+ * meets it (in the order the document is written, each `$ref` followed where it stands), every
+ * other use gets it as it was cut then: for schemas A and B that refer to each other, met at A
+ * first, A's `b` is B and B's `a` is `{}`, wherever B is used, also directly.
+ *
+ * The values of the result are counted as it is built, as if every shared part were copied where
+ * it is used, and the walk stops as soon as the count passes MAX_DOCUMENT_NODES (a ConfigError
+ * naming the innermost value that holds more by itself, else where the count passed it): the
+ * work done, copies included, is bounded by that limit, and so is any later walk of the result,
+ * however it treats shared parts.
  */
 export function resolveRefs(doc: LoadedDocument, options: ResolveRefsOptions = {}): unknown {
   const root = ReferenceRoot.of(doc.dir, options.refRoot);
@@ -43,71 +54,106 @@ export function resolveRefs(doc: LoadedDocument, options: ResolveRefsOptions = {
   let bytes = doc.bytes;
   const resolved = new Map<object, Resolution>();
   const resolving = new Set<object>();
+  /** Values of the result met so far, each shared part counted in full at each use. */
+  let expanded = 0;
+
+  const count = (values: number): void => {
+    expanded += values;
+    if (expanded > MAX_DOCUMENT_NODES) throw new OverLimit();
+  };
 
   const walk = (node: unknown, owner: LoadedDocument, at: Trail, depth: number): Resolution => {
-    if (!Array.isArray(node) && !isPlainObject(node)) return { value: copyLeaf(node), size: 1 };
+    if (!Array.isArray(node) && !isPlainObject(node)) {
+      count(1);
+      return { value: copyLeaf(node), size: 1 };
+    }
     const done = resolved.get(node);
-    if (done !== undefined) return done;
+    if (done !== undefined) {
+      count(done.size);
+      return done;
+    }
     // A recursive schema: by a $ref back into its target, or, in a document that @oas-tools/core
     // dereferenced (json-schema-ref-parser keeps recursion as an object that holds itself), as it is.
-    if (resolving.has(node)) return { value: Object.freeze({}), size: 1 };
+    if (resolving.has(node)) {
+      count(1);
+      return { value: Object.freeze({}), size: 1 };
+    }
     if (depth >= MAX_RESOLVED_DEPTH) {
       throw new ConfigError(owner.file, jsonPath(segmentsOf(at)), `the document with its $refs followed is nested deeper than ${MAX_RESOLVED_DEPTH} levels (the limit), each $ref counting as one`, 'shorten the chains of $refs that lead here');
     }
+    const start = expanded;
     resolving.add(node);
     let result: Resolution;
-    if (Array.isArray(node)) {
-      const items = node.map((item, index) => walk(item, owner, { parent: at, segment: index }, depth + 1));
-      result = { value: items.map((item) => item.value), size: sizeOf(items) };
-    } else {
-      const { $ref: ref, ...siblings } = node;
-      const entries = Object.entries(siblings).map(([key, value]) => [key, walk(value, owner, { parent: at, segment: key }, depth + 1)] as const);
-      // fromEntries defines each key, so that a key named __proto__ stays a key.
-      const copy = Object.fromEntries(entries.map(([key, child]) => [key, child.value]));
-      result = { value: copy, size: sizeOf(entries.map(([, child]) => child)) };
-      if (Object.hasOwn(node, '$ref')) {
-        const target = locate(ref, owner, { parent: at, segment: '$ref' });
-        const shared = walk(target.value, target.owner, target.at, depth + 1);
-        // OpenAPI 3.1 lets summary/description beside a $ref override the target's; 3.0 documents
-        // rarely have siblings. The size counts both whole: at most what the object holds.
-        if (!isPlainObject(shared.value) || entries.length === 0) result = shared;
-        else result = { value: { ...shared.value, ...copy }, size: shared.size + result.size - 1 };
-      }
+    try {
+      result = Array.isArray(node) ? resolveList(node, owner, at, depth) : resolveObject(node, owner, at, depth);
+    } catch (error) {
+      if (error instanceof OverLimit) error.claim(owner.file, at, depth, expanded - start);
+      throw error;
     }
     resolving.delete(node);
-    if (result.size > MAX_DOCUMENT_NODES) {
-      throw new ConfigError(
-        owner.file,
-        jsonPath(segmentsOf(at)),
-        `this value, with its $refs resolved, holds more than ${MAX_DOCUMENT_NODES} values (the limit), counting each use of a $ref or YAML alias in full`,
-        'make it smaller: a $ref or YAML alias used many times, or inside another that is, repeats what it names each time; write the parts that differ instead',
-      );
-    }
     Object.freeze(result.value);
     resolved.set(node, result);
     return result;
   };
 
+  const resolveList = (node: unknown[], owner: LoadedDocument, at: Trail, depth: number): Resolution => {
+    count(1);
+    const items = node.map((item, index) => walk(item, owner, { parent: at, segment: index }, depth + 1));
+    return { value: items.map((item) => item.value), size: sizeOf(items) };
+  };
+
+  const resolveObject = (node: Record<string, unknown>, owner: LoadedDocument, at: Trail, depth: number): Resolution => {
+    const { $ref: ref, ...siblings } = node;
+    const isReference = Object.hasOwn(node, '$ref');
+    // A $ref object gives way to its target: the target and the siblings are counted, not the object.
+    if (!isReference) count(1);
+    const entries = Object.entries(siblings).map(([key, value]) => [key, walk(value, owner, { parent: at, segment: key }, depth + 1)] as const);
+    // fromEntries defines each key, so that a key named __proto__ stays a key.
+    const copy = Object.fromEntries(entries.map(([key, child]) => [key, child.value]));
+    const own = sizeOf(entries.map(([, child]) => child));
+    if (!isReference) return { value: copy, size: own };
+    const target = locate(ref, owner, { parent: at, segment: '$ref' });
+    const shared = walk(target.value, target.owner, target.at, depth + 1);
+    // OpenAPI 3.1 lets summary/description beside a $ref override the target's; 3.0 documents
+    // rarely have siblings. Both are counted whole (at most what the object holds), before the
+    // copy is made, so the copies too are bounded by the limit.
+    if (isPlainObject(shared.value) && entries.length > 0) return { value: { ...shared.value, ...copy }, size: shared.size + own - 1 };
+    // Siblings beside a target that is no object are dropped, and no longer counted.
+    expanded -= own - 1;
+    return shared;
+  };
+
+  /** Targets by the file that refers and the reference's text: a reference written many times is read once. */
+  const located = new Map<LoadedDocument, Map<string, Target>>();
+
   const locate = (ref: unknown, owner: LoadedDocument, at: Trail): Target => {
-    const where = jsonPath(segmentsOf(at));
-    if (typeof ref !== 'string') throw new ConfigError(owner.file, where, '$ref must be a string', 'write $ref: "#/components/..." or "other.yaml#/..."');
+    if (typeof ref !== 'string') throw new ConfigError(owner.file, jsonPath(segmentsOf(at)), '$ref must be a string', 'write $ref: "#/components/..." or "other.yaml#/..."');
+    let targets = located.get(owner);
+    if (targets === undefined) located.set(owner, (targets = new Map()));
+    const known = targets.get(ref);
+    if (known !== undefined) return known;
+    const target = follow(ref, owner, at);
+    targets.set(ref, target);
+    return target;
+  };
+
+  const follow = (ref: string, owner: LoadedDocument, at: Trail): Target => {
+    const site = new ReferenceAt(ref, owner.file, at);
     const hash = ref.indexOf('#');
     const filePart = hash === -1 ? ref : ref.slice(0, hash);
     const pointer = hash === -1 ? '' : ref.slice(hash + 1);
     if (/^[a-z][a-z0-9+.-]*:/i.test(filePart)) {
-      throw new ConfigError(owner.file, where, `$ref ${ref} points outside the file system`, 'bundle the document into local files; svcgate does not fetch over the network');
+      throw site.refuse(`$ref ${site.shown} points outside the file system`, 'bundle the document into local files; svcgate does not fetch over the network');
     }
     if (pointer !== '' && !pointer.startsWith('/')) {
-      throw new ConfigError(owner.file, where, `$ref ${ref} has a fragment that is not a JSON pointer`, 'write the fragment as a JSON pointer, e.g. "#/components/schemas/Name"');
+      throw site.refuse(`$ref ${site.shown} has a fragment that is not a JSON pointer`, 'write the fragment as a JSON pointer, e.g. "#/components/schemas/Name"');
     }
-    const target = filePart === '' ? owner : referencedFile(root.fileOf(percentDecode(filePart), owner.dir ?? process.cwd(), ref, owner.file, where), ref, owner, where);
+    const target = filePart === '' ? owner : referencedFile(root.fileOf(percentDecode(filePart), owner.dir ?? process.cwd(), site), site);
 
     let value: unknown = target.value;
     let path: Trail = null;
     for (const segment of pointerSegments(pointer)) {
-      if (!hasChild(value, segment)) {
-        throw new ConfigError(owner.file, where, `$ref ${ref} points at nothing`, 'point it at an existing object, e.g. "#/components/schemas/Name"');
-      }
+      if (!hasChild(value, segment)) throw site.refuse(`$ref ${site.shown} points at nothing`, 'point it at an existing object, e.g. "#/components/schemas/Name"');
       path = { parent: path, segment: Array.isArray(value) ? Number(segment) : segment };
       value = (value as Record<string, unknown>)[segment];
     }
@@ -115,7 +161,7 @@ export function resolveRefs(doc: LoadedDocument, options: ResolveRefsOptions = {
   };
 
   /** Each file is read once, and all of them together within MAX_DOCUMENT_BYTES. */
-  const referencedFile = (file: string, ref: string, owner: LoadedDocument, where: string): LoadedDocument => {
+  const referencedFile = (file: string, site: ReferenceSite): LoadedDocument => {
     const cached = files.get(file);
     if (cached) return cached;
     let loaded: LoadedDocument;
@@ -123,17 +169,62 @@ export function resolveRefs(doc: LoadedDocument, options: ResolveRefsOptions = {
       loaded = readDocumentFile(file, 'referenced document');
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
-      throw new ConfigError(owner.file, where, `$ref ${ref}: ${error.problem} in ${error.file}`, error.fix);
+      throw site.refuse(`$ref ${site.shown}: ${error.problem} in ${quoted(error.file)}`, error.fix);
     }
     bytes += loaded.bytes;
     if (bytes > MAX_DOCUMENT_BYTES) {
-      throw new ConfigError(owner.file, where, `$ref ${ref}: with ${file} the document and the files it refers to hold ${bytes} bytes, over the limit of ${MAX_DOCUMENT_BYTES} bytes together`, 'refer to fewer or smaller files');
+      throw site.refuse(`$ref ${site.shown}: with ${quoted(file)} the document and the files it refers to hold ${bytes} bytes, over the limit of ${MAX_DOCUMENT_BYTES} bytes together`, 'refer to fewer or smaller files');
     }
     files.set(file, loaded);
     return loaded;
   };
 
-  return walk(doc.value, doc, null, 0).value;
+  try {
+    return walk(doc.value, doc, null, 0).value;
+  } catch (error) {
+    if (!(error instanceof OverLimit)) throw error;
+    const [place, problem] = error.part
+      ? [error.part, `this value, with its $refs resolved, holds more than ${MAX_DOCUMENT_NODES} values (the limit)`]
+      : [error.stop ?? { file: doc.file, at: null }, `the document, with its $refs resolved, passes ${MAX_DOCUMENT_NODES} values (the limit) here`];
+    throw new ConfigError(
+      place.file,
+      jsonPath(segmentsOf(place.at)),
+      `${problem}, counting each use of a $ref or YAML alias in full`,
+      'make it smaller: a $ref or YAML alias used many times, or inside another that is, repeats what it names each time; write the parts that differ instead',
+    );
+  }
+}
+
+/**
+ * Thrown where the count passes MAX_DOCUMENT_NODES, and given places on its way out: `stop`, the
+ * innermost value being resolved then, and `part`, the innermost one below the document's top
+ * that by itself holds more than the limit, if any. The error names `part`, else `stop`.
+ */
+class OverLimit {
+  stop: { file: string; at: Trail } | undefined;
+  part: { file: string; at: Trail } | undefined;
+
+  claim(file: string, at: Trail, depth: number, held: number): void {
+    this.stop ??= { file, at };
+    if (this.part === undefined && depth > 0 && held > MAX_DOCUMENT_NODES) this.part = { file, at };
+  }
+}
+
+/** A `$ref` being followed: its JSON path and its quoted text are made only for an error. */
+class ReferenceAt implements ReferenceSite {
+  constructor(
+    private readonly ref: string,
+    private readonly file: string,
+    private readonly at: Trail,
+  ) {}
+
+  get shown(): string {
+    return quoted(this.ref);
+  }
+
+  refuse(problem: string, fix: string): ConfigError {
+    return new ConfigError(this.file, jsonPath(segmentsOf(this.at)), problem, fix);
+  }
 }
 
 /** A container's size: itself and its children's, each child counted in full however often it is shared. */
