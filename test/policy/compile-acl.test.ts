@@ -203,6 +203,14 @@ describe('the built-in anonymous default is never silent (issue 10, finding 11)'
     expect(error.fix).toMatch(/^declare anonymous: \{\} to turn the default off, or declare what anonymous may do/);
   });
 
+  test('a wrong anonymousDefault option or x-acl-anonymous-default is a ConfigError also when the ACL declares anonymous (main: ignored)', () => {
+    const declared = { ...acl, anonymous: {} };
+    const fromOption = configError(() => compileAcl({ openapi: api(paths), acl: declared, anonymousDefault: 'nobody' as 'none' }));
+    expect([fromOption.file, fromOption.path, fromOption.problem]).toEqual(['<compileAcl options>', '$.anonymousDefault', 'the anonymous default is "nobody"']);
+    const fromDocument = configError(() => compileAcl({ openapi: api(paths, { 'x-acl-anonymous-default': 'off' }), acl: declared }));
+    expect([fromDocument.path, fromDocument.problem]).toEqual(['$["x-acl-anonymous-default"]', 'the anonymous default is "off"']);
+  });
+
   test('strict: true accepts a declared anonymous, and a default that opens nothing', () => {
     expect(compileAcl({ openapi: api(paths), acl: { ...acl, anonymous: {} }, strict: true }).anonymous_default).toBe(false);
     expect(compileAcl({ openapi: api(itemPath), acl, strict: true }).anonymous_default).toBe(true);

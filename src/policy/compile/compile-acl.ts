@@ -62,8 +62,10 @@ export function compileApi(options: CompileAclOptions): { data: DataDocument; do
   const acl = typeof options.acl === 'string' || options.aclSource === undefined ? loaded : { ...loaded, file: options.aclSource };
   const declared = readRoles(acl.value, acl.file, new Set(Object.values(facts).map((operation) => operation.resource)));
   const declaresAnonymous = Object.hasOwn(declared.roles, 'anonymous');
-  const anonymousDefault = !declaresAnonymous && anonymousDefaultOf(options.anonymousDefault, document, file) === 'seed';
-  if (anonymousDefault) reportAnonymousDefault(facts, acl.file, options.strict ?? false);
+  // Read even when the ACL declares anonymous, so that a wrong option or document key is never silently ignored.
+  const anonymousDefault = anonymousDefaultOf(options.anonymousDefault, document, file);
+  const seedGrantApplies = !declaresAnonymous && anonymousDefault === 'seed';
+  if (seedGrantApplies) reportAnonymousDefault(facts, acl.file, options.strict ?? false);
   else if (!declaresAnonymous) {
     // 'none' compiles the ACL as if it declared anonymous: {}, so the data (and a bundle of it) is the same.
     declared.roles.anonymous = { grants: new Map() };
@@ -71,11 +73,11 @@ export function compileApi(options: CompileAclOptions): { data: DataDocument; do
   }
   reportUnusedGrants(facts, declared, acl.file, options.strict ?? false);
   const roles = Object.fromEntries(Object.entries(declared.extends).map(([role, parents]) => [role, { extends: parents }]));
-  const { table, operations: granted } = withGrants(facts, declared, anonymousDefault);
+  const { table, operations: granted } = withGrants(facts, declared, seedGrantApplies);
   // fromEntries defines each key, so that an operation named __proto__ stays a key.
   const operations = Object.fromEntries(Object.entries(granted).map(([key, operation]) => [key, { ...operation, unowned_reasons: unownedReasons(operation) }]));
 
-  const content = { schema_version: DATA_SCHEMA_VERSION, scheme, anonymous_default: anonymousDefault, roles, ...table, operations };
+  const content = { schema_version: DATA_SCHEMA_VERSION, scheme, anonymous_default: seedGrantApplies, roles, ...table, operations };
   const data = { ...content, revision: createHash('sha256').update(JSON.stringify(content)).digest('hex').slice(0, 16) };
   return { data, document };
 }

@@ -11,13 +11,13 @@ import { GrantTableBuilder } from './grant-table';
  * grant (read:any on operations without parameters) is added too, in a column of its own, so the
  * policy has one kind of grant to look up.
  */
-export function withGrants(operations: Record<string, OperationFacts>, declared: DeclaredRoles, anonymousDefault: boolean): { table: GrantTable; operations: Record<string, Omit<OperationSpec, 'unowned_reasons'>> } {
-  const builder = new GrantTableBuilder(anonymousDefault ? [...Object.keys(declared.roles), 'anonymous'] : Object.keys(declared.roles));
+export function withGrants(operations: Record<string, OperationFacts>, declared: DeclaredRoles, seedGrantApplies: boolean): { table: GrantTable; operations: Record<string, Omit<OperationSpec, 'unowned_reasons'>> } {
+  const builder = new GrantTableBuilder(seedGrantApplies ? [...Object.keys(declared.roles), 'anonymous'] : Object.keys(declared.roles));
   const securedByResource = new Map<string, { row: number; action: Action }[]>();
   for (const [key, operation] of Object.entries(operations)) {
     const row = builder.addRow(key);
     if (operation.secured) securedByResource.set(operation.resource, [...(securedByResource.get(operation.resource) ?? []), { row, action: operation.action }]);
-    if (anonymousDefault && openedByAnonymousDefault(operation)) builder.set(row, builder.column('anonymous'), ['*'], undefined);
+    if (seedGrantApplies && openedByAnonymousDefault(operation)) builder.set(row, builder.column('anonymous'), ['*'], undefined);
   }
 
   // Walked from the declarations, so that the work follows what is declared, not roles x operations.
