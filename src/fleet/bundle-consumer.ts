@@ -7,13 +7,14 @@ import { keepProcessAliveUntil } from '../net/keep-process-alive';
 import { shownUrl } from '../net/shown-url';
 import { bundleBuiltAt } from './bundle-build-time';
 import { bundleConsumerOptions, type BundleConsumerOptions, type ConsumerSettings } from './bundle-consumer-options';
-import { readBundle } from './bundle-reader';
+import { readBundle, type Bundle } from './bundle-reader';
 import { BundleError } from './bundle-error';
+import { BundlePersistError } from './bundle-persist-error';
 import { BundleRollbackError, iso, refuseFutureBuild, refuseRollback, type BundleBuild } from './bundle-rollback';
 import { fetchBundle } from './fetch-bundle';
 import { operationDifferences } from './operation-differences';
 import { bundleDigest } from './sliced-digest';
-import { persistedBundle, persistBundle, persistCheck, type PersistedCheck } from './persisted-bundle';
+import { persistBundle, persistCheck, persistedState, type PersistedCandidate, type PersistedCheck, type PersistedState } from './persisted-bundle';
 
 /** What a consumer reports: its status object, `onUpdate` events and the health handler's body. */
 export interface BundleStatus {
@@ -59,6 +60,19 @@ interface Active extends BundleBuild {
   digest: string;
   etag: string | undefined;
 }
+
+/** A bundle verified and read, not yet checked against the API and the active one. */
+interface OpenedBundle {
+  bundle: Bundle;
+  build: BundleBuild;
+}
+
+/**
+ * Bundles without their record read at start-up: each commit removes them, so there is one after
+ * a failed or interrupted write, more only after several in a row, and the newest are the ones
+ * that matter.
+ */
+const MAX_PENDING = 2;
 
 /** What one poll came to, reported once the persisted copy is written. */
 type Outcome = { type: 'activated' | 'unchanged' } | { type: 'failed'; error: { code: string; message: string } };
@@ -194,29 +208,48 @@ export class BundleConsumer implements PolicySource, DecisionSource {
     await this.poll();
   }
 
+  /**
+   * Activates the newest bundle on disk that verifies: the one the record names, or one written
+   * after it whose record never followed (it was activated before the restart, so an older one
+   * activated now would be a rollback). That newest one is the rollback reference even when it
+   * cannot decide now. A bundle without its record has no ETag and no check time (it is
+   * downloaded again, and with maxAgeSeconds it decides only once the server has been checked).
+   */
   private async bootFromPersisted(dir: string): Promise<void> {
-    let persisted: Awaited<ReturnType<typeof persistedBundle>>;
+    let state: PersistedState;
     try {
-      persisted = await persistedBundle(dir, this.settings.name, this.settings.maxBytes);
+      // With allowRollback no bundle needs to be kept from being undercut: the record's alone is used.
+      state = await persistedState(dir, this.settings.name, this.settings.maxBytes, this.settings.allowRollback ? 0 : MAX_PENDING);
     } catch (error) {
       this.persistFailed(messageOf(error));
       return;
     }
-    if (persisted.found === 'none' || this.active !== undefined) return;
-    // Booting an old bundle under a newer bundle's ETag would keep it deciding for as long as the server answers 304.
-    if (persisted.found === 'unbound') {
-      this.persistFailed(`the persisted bundle was not used: ${persisted.reason}`);
-      return;
+    for (const problem of state.problems) this.persistFailed(problem);
+    let newest: { candidate: PersistedCandidate; opened: OpenedBundle } | undefined;
+    for (const candidate of state.candidates) {
+      let opened: OpenedBundle;
+      try {
+        opened = await this.open(await candidate.read());
+      } catch (error) {
+        if (error instanceof BundlePersistError) this.persistFailed(`the persisted bundle was not used: ${error.message}`);
+        else this.fail(codeOf(error), `the persisted bundle was not activated: ${messageOf(error)}`);
+        continue;
+      }
+      // The record's bundle comes first and keeps its place on a tie: it has its ETag and check time.
+      if (newest === undefined || (opened.build.builtAt ?? -Infinity) > (newest.opened.build.builtAt ?? -Infinity)) newest = { candidate, opened };
     }
-    const { bytes, check } = persisted;
+    if (newest === undefined || this.active !== undefined) return;
+    const { candidate, opened } = newest;
+    if (!this.settings.allowRollback) this.last = opened.build;
     try {
-      await this.activate(bytes, check.digest, check.etag, 'persisted');
+      await this.install(opened, candidate.digest, candidate.check?.etag, 'persisted');
     } catch (error) {
       this.fail(codeOf(error), `the persisted bundle was not activated: ${messageOf(error)}`);
       return;
     }
-    this.checkedAt = check.checkedAt;
-    this.persistedRecord = JSON.stringify(check);
+    this.checkedAt = candidate.check?.checkedAt ?? 0;
+    // Without one, the record is written at the next poll, which commits the bundle on disk.
+    this.persistedRecord = candidate.check && JSON.stringify(candidate.check);
     this.emit({ type: 'activated', status: this.status() });
   }
 
@@ -293,14 +326,21 @@ export class BundleConsumer implements PolicySource, DecisionSource {
     this.state.lastSuccessfulRequest = new Date(this.checkedAt).toISOString();
   }
 
-  /** Verifies and reads the bundle, checks it against the API and the last build time, builds its Wasm instance, then swaps it in. */
   private async activate(bytes: Buffer, digest: string, etag: string | undefined, from: 'server' | 'persisted'): Promise<void> {
+    await this.install(await this.open(bytes), digest, etag, from);
+  }
+
+  /** Verifies and reads the bundle, with its build time (not too far ahead of the clock). */
+  private async open(bytes: Buffer): Promise<OpenedBundle> {
     const bundle = await readBundle(bytes, { verification: this.settings.verification });
     const build = { revision: bundle.manifest.revision, builtAt: bundleBuiltAt(bundle.manifest.metadata) };
-    if (!this.settings.allowRollback) {
-      refuseFutureBuild(build, Date.now());
-      refuseRollback(build, this.last);
-    }
+    if (!this.settings.allowRollback) refuseFutureBuild(build, Date.now());
+    return { bundle, build };
+  }
+
+  /** Checks a bundle against the last build time and the API, builds its Wasm instance, then swaps it in. */
+  private async install({ bundle, build }: OpenedBundle, digest: string, etag: string | undefined, from: 'server' | 'persisted'): Promise<void> {
+    if (!this.settings.allowRollback) refuseRollback(build, this.last);
     if (this.api !== undefined) {
       const differences = operationDifferences(this.api, bundle.data);
       if (differences.length > 0) throw new BundleMismatchError(`the bundle does not match the served OpenAPI document: ${differences.join('; ')}`);

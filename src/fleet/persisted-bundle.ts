@@ -1,58 +1,109 @@
-import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BundlePersistError } from './bundle-persist-error';
 import { bundleDigest } from './sliced-digest';
 
 /**
- * What is kept beside the bundle so that a restart resumes where the last run left off, bound to
- * the bundle's bytes by their digest: an ETag or a check time beside other bytes (a bundle write
- * that failed while the check's succeeded) would let an old revision pass for the server's current
- * one, so such a record is not used at all.
+ * The record kept beside the persisted bundles, and the commit point of a write: it names the
+ * bundle file it describes by its digest, so an ETag or a check time is only ever used with the
+ * bytes it was written for (an old bundle under a newer bundle's ETag would be answered 304 for ever).
  */
 export interface PersistedCheck {
-  /** The SHA-256 (hex) of the bundle's bytes that this record describes. */
+  /** The SHA-256 (hex) of the bundle's bytes that this record describes: its file is `bundle-<digest>.tar.gz`. */
   digest: string;
   etag: string | undefined;
   /** Milliseconds since the epoch of the last request that answered 200 or 304: `maxAgeSeconds` counts from it. */
   checkedAt: number;
 }
 
-export type PersistedBundle =
-  | { found: 'none' }
-  /** A bundle is there, but no record bound to its bytes: used as if nothing were persisted. */
-  | { found: 'unbound'; reason: string }
-  | { found: 'bundle'; bytes: Buffer; check: PersistedCheck };
+/** A bundle on disk, read only when asked for. */
+export interface PersistedCandidate {
+  digest: string;
+  /** The record that names it; undefined for a bundle written after the record, whose own record never followed. */
+  check: PersistedCheck | undefined;
+  /** Its bytes, their digest checked against the file's name; throws BundlePersistError when they cannot be used. */
+  read(): Promise<Buffer>;
+}
 
-const BUNDLE_FILE = 'bundle.tar.gz';
+export interface PersistedState {
+  /**
+   * The bundle the record names first (when there is a record), then bundles written after it
+   * whose record was not (a crash or a full disk between the two writes), newest first. Each of
+   * them was activated before the restart.
+   */
+  candidates: PersistedCandidate[];
+  /** Why what was found is not all used, for persist-failed events. */
+  problems: string[];
+}
+
 const CHECK_FILE = 'check.json';
+const BUNDLE_FILE = /^bundle-([0-9a-f]{64})\.tar\.gz$/;
+/** The single file of the layout before bundles were named by their digest: removed at the next commit. */
+const LEGACY_BUNDLE_FILE = 'bundle.tar.gz';
 /** svcgate writes about 150 bytes; a larger file is not its record. */
 const MAX_CHECK_BYTES = 4096;
+/** Only a temporary file this old is a crashed write's: one under way in another process is left alone. */
+const STALE_TEMPORARY_MS = 10 * 60 * 1000;
+
+const bundleFile = (digest: string) => `bundle-${digest}.tar.gz`;
 
 /**
- * The last good bundle of `name` with its record, read back as one unit. The bundle is verified
- * again before use; a check time in the future (a clock that was ahead) counts as now, or it
- * would hold off `maxAgeSeconds` for as long as the clock was ahead.
+ * What a restart finds in `<dir>/<name>/`: the candidates to boot from (each verified again by the
+ * caller before use) and, with `maxPending` above 0, up to that many bundles without a record. A
+ * check time in the future (a clock that was ahead) counts as now, or it would hold off
+ * `maxAgeSeconds` for as long as the clock was ahead.
  */
-export async function persistedBundle(dir: string, name: string, maxBytes: number): Promise<PersistedBundle> {
-  const file = join(dir, name, BUNDLE_FILE);
+export async function persistedState(dir: string, name: string, maxBytes: number, maxPending: number): Promise<PersistedState> {
+  const folder = join(dir, name);
+  let files: string[];
+  try {
+    files = await readdir(folder);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { candidates: [], problems: [] };
+    throw persistError(`the persisted folder ${folder} cannot be read`, error);
+  }
+  const problems: string[] = [];
+  const candidates: PersistedCandidate[] = [];
+  const check = files.includes(CHECK_FILE) ? await readCheck(join(folder, CHECK_FILE)) : undefined;
+  if (files.includes(CHECK_FILE) && check === undefined) problems.push(`${join(folder, CHECK_FILE)} is not svcgate's record (damaged, or of an earlier version): the bundle it named is not used`);
+  if (check !== undefined) candidates.push(candidate(folder, check.digest, { ...check, checkedAt: Math.min(check.checkedAt, Date.now()) }, maxBytes));
+  const pending = await newestFirst(folder, files.filter((file) => BUNDLE_FILE.test(file) && file !== (check && bundleFile(check.digest))));
+  for (const file of pending.slice(0, maxPending)) candidates.push(candidate(folder, BUNDLE_FILE.exec(file)![1]!, undefined, maxBytes));
+  return { candidates, problems };
+}
+
+function candidate(folder: string, digest: string, check: PersistedCheck | undefined, maxBytes: number): PersistedCandidate {
+  return { digest, check, read: () => readBundleFile(join(folder, bundleFile(digest)), digest, maxBytes) };
+}
+
+async function readBundleFile(file: string, digest: string, maxBytes: number): Promise<Buffer> {
   let bytes: Buffer;
   try {
-    if ((await stat(file)).size > maxBytes) return { found: 'unbound', reason: `${file} is larger than maxBytes` };
+    if ((await stat(file)).size > maxBytes) throw new BundlePersistError(`${file} is larger than maxBytes`);
     bytes = await readFile(file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { found: 'none' };
-    throw persistError(`the persisted bundle ${file} cannot be read`, error);
+    if (error instanceof BundlePersistError) throw error;
+    throw persistError(`${file} cannot be read`, error);
   }
-  const check = await readCheck(join(dir, name, CHECK_FILE));
-  if (check === undefined) return { found: 'unbound', reason: `${CHECK_FILE} is missing or not svcgate's record` };
-  if (check.digest !== (await bundleDigest(bytes))) return { found: 'unbound', reason: `${CHECK_FILE} describes other bytes than ${BUNDLE_FILE} (a write that did not complete)` };
-  return { found: 'bundle', bytes, check: { ...check, checkedAt: Math.min(check.checkedAt, Date.now()) } };
+  if ((await bundleDigest(bytes)) !== digest) throw new BundlePersistError(`${file} does not hold the bytes its name says (damaged)`);
+  return bytes;
+}
+
+/** The files by modification time, the newest first; one that cannot be looked at is left out. */
+async function newestFirst(folder: string, files: string[]): Promise<string[]> {
+  const timed = await Promise.all(files.map((file) => stat(join(folder, file)).then((found) => ({ file, time: found.mtimeMs }), () => undefined)));
+  return timed
+    .filter((found) => found !== undefined)
+    .sort((a, b) => b.time - a.time)
+    .map((found) => found.file);
 }
 
 /**
- * Writes the bundle, then its record, each to a temporary file renamed over the old one. A crash
- * or a failure between the two leaves a record of other bytes, which the next start ignores.
- * Throws BundlePersistError, with no temporary file left behind.
+ * Writes the bundle to its own file, named by its digest, then commits it by replacing the
+ * record: a crash or a failure before that rename leaves the previous bundle and its record as
+ * they were (and the new file, which a restart reads as written without its record). Throws
+ * BundlePersistError, with no temporary file left behind.
  */
 export async function persistBundle(dir: string, name: string, bytes: Buffer, check: PersistedCheck): Promise<void> {
   const folder = join(dir, name);
@@ -61,17 +112,24 @@ export async function persistBundle(dir: string, name: string, bytes: Buffer, ch
   } catch (error) {
     throw persistError(`the bundle was not persisted: ${folder} cannot be created`, error);
   }
-  await replaceFile(join(folder, BUNDLE_FILE), bytes);
+  await replaceFile(join(folder, bundleFile(check.digest)), bytes);
   await persistCheck(dir, name, check);
 }
 
-/** Rewrites the record alone: for the bundle already on disk, whose digest the record names. */
+/**
+ * Replaces the record (for a bundle file already on disk, whose digest it names), then removes
+ * the files no record names any more: the previous bundles, the single file of the earlier
+ * layout, and temporary files a crash left.
+ */
 export async function persistCheck(dir: string, name: string, check: PersistedCheck): Promise<void> {
-  await replaceFile(join(dir, name, CHECK_FILE), JSON.stringify(check));
+  const folder = join(dir, name);
+  await replaceFile(join(folder, CHECK_FILE), JSON.stringify(check));
+  await removeUnnamed(folder, bundleFile(check.digest));
 }
 
 async function replaceFile(file: string, content: Buffer | string): Promise<void> {
-  const temporary = `${file}.${process.pid}.tmp`;
+  // Unique across processes: replicas in containers sharing a volume all run as pid 1.
+  const temporary = `${file}.${randomUUID()}.tmp`;
   try {
     await writeFile(temporary, content);
     await rename(temporary, file);
@@ -82,7 +140,19 @@ async function replaceFile(file: string, content: Buffer | string): Promise<void
   }
 }
 
-/** The record, or undefined when it is missing, too large or not of svcgate's shape. */
+/** Best effort: a file that cannot be removed now is removed after the next record. */
+async function removeUnnamed(folder: string, kept: string): Promise<void> {
+  const files = await readdir(folder).catch(() => [] as string[]);
+  const now = Date.now();
+  for (const file of files) {
+    const path = join(folder, file);
+    const unnamed = file === LEGACY_BUNDLE_FILE || (BUNDLE_FILE.test(file) && file !== kept);
+    const stale = file.endsWith('.tmp') && (await stat(path).then((found) => now - found.mtimeMs > STALE_TEMPORARY_MS, () => false));
+    if (unnamed || stale) await rm(path, { force: true }).catch(() => undefined);
+  }
+}
+
+/** The record, or undefined when it is unreadable, too large or not of svcgate's shape. */
 async function readCheck(file: string): Promise<PersistedCheck | undefined> {
   let text: string;
   try {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { consumerFixture, ownerRead, withoutUserRead } from '../helpers/consumer-fixture';
@@ -15,6 +16,9 @@ const consumer = (persistDir: string, options: { maxAgeSeconds?: number } = {}) 
 const tempDir = () => fixture.tempDir();
 
 const temporaryFiles = (dir: string) => readdirSync(join(dir, 'svcgate')).filter((file) => file.endsWith('.tmp'));
+/** The persisted bundle files, each named by the SHA-256 of its bytes. */
+const bundleFiles = (dir: string) => readdirSync(join(dir, 'svcgate')).filter((file) => /^bundle-[0-9a-f]{64}\.tar\.gz$/.test(file));
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 describe('a disk that fills up while a new revision is activated (a real process, files capped at 16 KiB)', () => {
   let persistDir: string;
@@ -67,29 +71,104 @@ describe('a disk that fills up while a new revision is activated (a real process
   });
 });
 
-test('a check record beside other bytes (the bundle write failed, the record write did not) boots as nothing persisted', async () => {
-  // Two real persisted folders, then the state a failed bundle write leaves: v2's record beside v1's bytes.
-  const oldDir = tempDir();
-  const newDir = tempDir();
+test('a record whose bundle file does not hold the bytes its name says boots as nothing persisted, never as another bundle under its ETag', async () => {
+  const persistDir = tempDir();
   fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1' }));
-  const v1 = consumer(oldDir);
+  const v1 = consumer(persistDir);
   await v1.next('activated');
   v1.policy.close();
+  const v1Bytes = readFileSync(join(persistDir, 'svcgate', bundleFiles(persistDir)[0]!));
   fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v2', edit: withoutUserRead }));
-  const v2 = consumer(newDir);
-  await v2.next('activated');
+  const v2 = consumer(persistDir);
+  // v1 from the persisted copy first, then v2 from the server, committed before its event.
+  while ((await v2.next('activated')).status.revision !== 'v2');
   v2.policy.close();
-  cpSync(join(oldDir, 'svcgate/bundle.tar.gz'), join(newDir, 'svcgate/bundle.tar.gz'));
+  // Committing v2 removed v1's file; v2's record and file are all that is left. Then v1's bytes under v2's name.
+  expect(bundleFiles(persistDir)).toEqual([`bundle-${sha256(readFileSync(join(persistDir, 'svcgate', bundleFiles(persistDir)[0]!)))}.tar.gz`]);
+  writeFileSync(join(persistDir, 'svcgate', bundleFiles(persistDir)[0]!), v1Bytes);
 
   const requestsBefore = fixture.server.log.length;
-  const restarted = consumer(newDir);
+  const restarted = consumer(persistDir);
   const first = await restarted.nextOf('activated', 'persist-failed');
   expect(first).toMatchObject({ type: 'persist-failed', error: { code: 'ERR_SVCGATE_BUNDLE_PERSIST' }, status: { revision: null, ready: false } });
-  expect((first as { error: { message: string } }).error.message).toMatch(/persisted bundle was not used/);
+  expect((first as { error: { message: string } }).error.message).toMatch(/persisted bundle was not used: .*bundle-[0-9a-f]{64}\.tar\.gz does not hold the bytes its name says/);
   // Nothing decides until the server is asked, and the server's answer is a download, not a 304 for v1.
   expect((await restarted.next('activated')).status).toMatchObject({ revision: 'v2', activatedFrom: 'server' });
   expect(fixture.server.log[requestsBefore]).toBe('200 /bundle.tar.gz');
   expect(await ownerRead(restarted.policy)).toBe(403);
+});
+
+describe('a bundle written whose record was not (a crash or a full disk between the two writes)', () => {
+  // v2 (revoking, built later) was activated and its file written; its record never followed, so
+  // the record still names v1. The server then serves v1 again: a rollback, whoever published it.
+  const EARLIER = new Date('2026-11-20T09:00:00.000Z');
+  const LATER = new Date('2026-11-25T17:30:00.000Z');
+
+  async function persistedFolder(revision: string, builtAt: Date, edit?: typeof withoutUserRead): Promise<string> {
+    const dir = tempDir();
+    fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision, builtAt, edit }));
+    const run = consumer(dir);
+    await run.next('activated');
+    run.policy.close();
+    return dir;
+  }
+
+  test.each([
+    ['its record write failed: v2\'s file beside v1\'s record and file', (v1Dir: string, v2Dir: string) => cpSync(join(v2Dir, 'svcgate', bundleFiles(v2Dir)[0]!), join(v1Dir, 'svcgate', bundleFiles(v2Dir)[0]!))],
+    ['its record names no file on disk', (v1Dir: string, v2Dir: string) => {
+      cpSync(join(v2Dir, 'svcgate', bundleFiles(v2Dir)[0]!), join(v1Dir, 'svcgate', bundleFiles(v2Dir)[0]!));
+      const record = join(v1Dir, 'svcgate/check.json');
+      writeFileSync(record, JSON.stringify({ ...JSON.parse(readFileSync(record, 'utf8')), digest: 'a'.repeat(64) }));
+    }],
+  ])('%s: after a restart v2 boots and is the rollback reference, so v1 from the server is refused', async (_case, damage) => {
+    const v1Dir = await persistedFolder('v1-permissive', EARLIER);
+    const v2Dir = await persistedFolder('v2-revoking', LATER, withoutUserRead);
+    damage(v1Dir, v2Dir);
+
+    fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1-permissive', builtAt: EARLIER }));
+    const restarted = consumer(v1Dir);
+    expect((await restarted.next('activated')).status).toMatchObject({ revision: 'v2-revoking', builtAt: LATER.toISOString(), activatedFrom: 'persisted' });
+    expect(await restarted.nextOf('failed', 'activated')).toMatchObject({ type: 'failed', error: { code: 'ERR_SVCGATE_BUNDLE_ROLLBACK' }, status: { revision: 'v2-revoking' } });
+    expect(await ownerRead(restarted.policy)).toBe(403);
+  });
+
+  test('it is committed at the next poll: its record is written and the older file removed', async () => {
+    const v1Dir = await persistedFolder('v1', EARLIER);
+    const v2Dir = await persistedFolder('v2', LATER, withoutUserRead);
+    const v2File = bundleFiles(v2Dir)[0]!;
+    cpSync(join(v2Dir, 'svcgate', v2File), join(v1Dir, 'svcgate', v2File));
+    expect(bundleFiles(v1Dir)).toHaveLength(2);
+
+    const restarted = consumer(v1Dir);
+    expect((await restarted.next('activated')).status).toMatchObject({ revision: 'v2', activatedFrom: 'persisted' });
+    // The server still serves v2: downloaded once (a bundle without its record has no ETag), the same bytes.
+    await restarted.next('unchanged');
+    expect(bundleFiles(v1Dir)).toEqual([v2File]);
+    expect(JSON.parse(readFileSync(join(v1Dir, 'svcgate/check.json'), 'utf8'))).toMatchObject({ digest: v2File.slice('bundle-'.length, -'.tar.gz'.length) });
+  });
+
+  test('with allowRollback only the record\'s bundle is used', async () => {
+    const v1Dir = await persistedFolder('v1', EARLIER);
+    const v2Dir = await persistedFolder('v2', LATER, withoutUserRead);
+    cpSync(join(v2Dir, 'svcgate', bundleFiles(v2Dir)[0]!), join(v1Dir, 'svcgate', bundleFiles(v2Dir)[0]!));
+    await fixture.server.stop();
+    const restarted = fixture.consumer({ persistDir: v1Dir, allowRollback: true });
+    expect((await restarted.next('activated')).status).toMatchObject({ revision: 'v1', activatedFrom: 'persisted' });
+  });
+});
+
+test('a temporary file of another process with the same pid (replicas in containers sharing a volume all run as pid 1) is not written over', async () => {
+  const persistDir = tempDir();
+  // Another writer's temporary record, in flight, under the name a pid-named temporary file had (a folder, so writing over it fails).
+  mkdirSync(join(persistDir, `svcgate/check.json.${process.pid}.tmp/in-flight`), { recursive: true });
+  fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1' }));
+  const { events, next } = consumer(persistDir);
+  await next('activated');
+  await next('unchanged');
+  expect(events.filter((event) => event.type === 'persist-failed')).toEqual([]);
+  expect(existsSync(join(persistDir, 'svcgate/check.json'))).toBe(true);
+  // Recent: left alone (only a temporary file older than 10 minutes is a crashed write's).
+  expect(existsSync(join(persistDir, `svcgate/check.json.${process.pid}.tmp/in-flight`))).toBe(true);
 });
 
 test('a check time in the future (a clock that was ahead) counts as now: maxAgeSeconds still runs out', async () => {
@@ -125,8 +204,10 @@ test('a successful 304 clears the last error, as the status says', async () => {
 test('a persisted copy that cannot be written: activated and deciding, persist-failed with ERR_SVCGATE_BUNDLE_PERSIST, no temporary file, written once the folder is fixed', async () => {
   const persistDir = tempDir();
   // A folder where the bundle file should be: the write is refused by the file system (EISDIR).
-  mkdirSync(join(persistDir, 'svcgate/bundle.tar.gz/in-the-way'), { recursive: true });
-  fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1' }));
+  const bundle = await exampleBundle({ revision: 'v1' });
+  const bundleFile = join(persistDir, `svcgate/bundle-${sha256(bundle)}.tar.gz`);
+  mkdirSync(join(bundleFile, 'in-the-way'), { recursive: true });
+  fixture.server.publish('bundle.tar.gz', bundle);
   const { policy, events, next, nextOf } = consumer(persistDir);
   const activated = await nextOf('activated', 'failed');
   expect(activated.status).toMatchObject({ revision: 'v1', ready: true, activatedFrom: 'server' });
@@ -135,13 +216,13 @@ test('a persisted copy that cannot be written: activated and deciding, persist-f
   expect(events.slice(0, 3).map((event) => event.type)).toEqual(['persist-failed', 'activated', 'persist-failed']);
   const persistFailed = events[2]!;
   expect(persistFailed).toMatchObject({ type: 'persist-failed', error: { code: 'ERR_SVCGATE_BUNDLE_PERSIST' } });
-  expect((persistFailed as { error: { message: string } }).error.message).toMatch(/bundle\.tar\.gz cannot be written \(E[A-Z]+\)$/);
+  expect((persistFailed as { error: { message: string } }).error.message).toMatch(/bundle-[0-9a-f]{64}\.tar\.gz cannot be written \(E[A-Z]+\)$/);
   expect(persistFailed.status).toMatchObject({ revision: 'v1', ready: true, lastError: { code: 'ERR_SVCGATE_BUNDLE_PERSIST' } });
   expect(await ownerRead(policy)).toBe(200);
   expect(temporaryFiles(persistDir)).toEqual([]);
 
   // The folder is fixed: the next poll writes the copy, and a restart without the server boots it.
-  rmSync(join(persistDir, 'svcgate/bundle.tar.gz'), { recursive: true });
+  rmSync(bundleFile, { recursive: true });
   do await next('unchanged');
   while (!existsSync(join(persistDir, 'svcgate/check.json')));
   expect(policy.status().lastError).toBeNull();
