@@ -22,9 +22,14 @@ const secretField = z
     error: 'secret must be a string, a Buffer or a KeyObject',
   });
 const jwksField = z.union([z.url(), z.instanceof(URL), z.object({ keys: z.array(z.record(z.string(), z.unknown())) })], { error: 'jwks must be a URL or a JWK set { keys: [...] }' });
+/**
+ * A blank audience (' ', from an unset variable padded in a template) is no API's identifier: it
+ * is refused rather than trimmed, as trimming ' api ' would change what a token must carry.
+ */
+const audienceValue = z.string().refine((value) => value.trim() !== '', { error: "an audience must not be empty or blank: give the API's identifier, the aud value of its tokens" });
 /** `false`: no audience check, on purpose (see audience-requirement.ts). */
-const audienceField = z.union([z.string().min(1), z.array(z.string().min(1)).min(1), z.literal(false)], {
-  error: 'audience must be a string, a non-empty list of strings, or false (no audience check, on purpose)',
+const audienceField = z.union([audienceValue, z.array(audienceValue).min(1), z.literal(false)], {
+  error: 'audience must be a string that is not empty or blank, a non-empty list of such strings, or false (no audience check, on purpose)',
 });
 /** RFC 9068 and express-oauth2-jwt-bearer require exp; a configured requiredClaims replaces this list. */
 const DEFAULT_REQUIRED_CLAIMS: readonly string[] = ['exp'];
@@ -82,7 +87,11 @@ export interface VerifierSettings {
   dpop: DpopSettings | undefined;
   /** size 0: no cache. maxTokenAgeSeconds: a bound on cached entries when maxTokenAge is a number. */
   cache: { size: number; ttlSeconds: number; maxTokenAgeSeconds: number | undefined };
-  /** The start-up check of a fetched key set fails ready() rather than warning. */
+  /**
+   * `strict` as configured. What is left of it after reading: the start-up check of a fetched key
+   * set fails ready() rather than warning (a secret without audience is refused while reading, by
+   * readBearerJwtConfig).
+   */
   strict: boolean;
   /** exp is required by the default requiredClaims, not by the configuration: a token without it is told how to opt out. */
   expRequiredByDefault: boolean;

@@ -28,7 +28,10 @@ export const keySetConfigFields = {
   timeoutDuration: milliseconds.min(1).optional(),
   /** The issuer's URL, whose metadata (OpenID Connect discovery, else RFC 8414) names the key set. */
   issuerBaseURL: z.union([z.url({ error: 'issuerBaseURL must be a URL' }), z.instanceof(URL)], { error: 'issuerBaseURL must be a URL' }).optional(),
-  /** The start-up check of the key set fails ready() instead of warning. */
+  /**
+   * bearerJwt's warnings are errors: the start-up check of the key set fails ready() instead of
+   * warning, and a secret without audience is a ConfigError at creation (audience-requirement.ts).
+   */
   strict: z.boolean().default(false),
 };
 

@@ -168,7 +168,17 @@ describe('keys from an identity provider need an audience', () => {
   });
 
   test('audience: true is refused', () => {
-    expect(configErrorOf(() => bearerJwt({ issuer: ISSUER, secret: SECRET, audience: true } as unknown as BearerJwtConfig)).message).toContain('audience must be a string, a non-empty list of strings, or false');
+    expect(configErrorOf(() => bearerJwt({ issuer: ISSUER, secret: SECRET, audience: true } as unknown as BearerJwtConfig)).message).toContain('audience must be a string that is not empty or blank, a non-empty list of such strings, or false');
+  });
+
+  // Review of issue 27: audience ' ' (an unset variable in a padded template) was accepted as the
+  // audience that makes keys from a provider safe to use, and checked tokens for aud ' '.
+  test('a blank audience is refused, at the top level, in a list and in an entry; one with spaces around a name is kept as written', () => {
+    const blank = "an audience must not be empty or blank: give the API's identifier, the aud value of its tokens";
+    expect(configErrorOf(() => bearerJwt({ issuer: ISSUER, secret: pem, algorithms: ['RS256'], audience: ' ' }))).toMatchObject({ path: '$.audience', problem: blank });
+    expect(configErrorOf(() => bearerJwt({ issuer: ISSUER, secret: pem, algorithms: ['RS256'], audience: ['api', '\t'] }))).toMatchObject({ path: '$.audience[1]', problem: blank });
+    expect(configErrorOf(() => bearerJwt({ issuers: [{ issuer: ISSUER, jwks: 'http://127.0.0.1:9/jwks.json', algorithms: ['ES256'], audience: '  ' }] }))).toMatchObject({ path: '$.issuers[0].audience', problem: blank });
+    expect(() => bearerJwt({ issuer: ISSUER, secret: pem, algorithms: ['RS256'], audience: ' api ' })).not.toThrow();
   });
 });
 
