@@ -41,7 +41,11 @@ export interface AclOptions {
   decisionLog?: DecisionLog;
   /** Decisions remembered per compiled ACL (see EvaluatorOptions); default 10,000, 0 for none. */
   decisionCacheSize?: number;
-  /** Start-up fails (ConfigError) where the built-in anonymous grant would open operations, instead of warning. */
+  /**
+   * The ACL's start-up warnings are ConfigErrors instead: a grant of an action no operation of its
+   * path serves (SVCGATE_UNUSED_GRANT) and, on BearerJWT and bearerJwtAcl, the built-in anonymous
+   * grant where it would open operations (SVCGATE_ANONYMOUS_DEFAULT; svcAcl has no such grant).
+   */
   strict?: boolean;
   /**
    * Whether 403 (and 503) bodies state the policy's reasons, or a generic message; the decision
@@ -52,10 +56,24 @@ export interface AclOptions {
 }
 
 /**
+ * The options the decision step and the answers of a deny use, settled when an adapter is created.
+ * Unlike AclOptions, where an absent `exposeReasons` means "by NODE_ENV", here it is the outcome:
+ * required, so that nothing downstream reads an absent value as either answer.
+ */
+export interface DecisionOptions {
+  roleBinding?: string;
+  checkOwnership?: CheckOwnership;
+  checkOwnershipTimeoutMs?: number;
+  decisionLog?: DecisionLog;
+  /** Whether 403, 503 and the decision step's 400 bodies state the reasons. */
+  exposeReasons: boolean;
+}
+
+/**
  * The options the decision step and the deny's answer need, picked from an adapter's validated
  * configuration when the adapter is created: `exposeReasons` is settled then (see exposesReasons).
  */
-export function decisionOptions(config: AclOptions): AclOptions {
+export function decisionOptions(config: AclOptions): DecisionOptions {
   return {
     roleBinding: config.roleBinding,
     checkOwnership: config.checkOwnership,

@@ -5,8 +5,9 @@ import { denied, type PolicyInput } from '../policy/evaluate/evaluator';
 import { thenOrNow } from '../policy/evaluate/then-or-now';
 import type { OperationMatch } from '../policy/request/match-operation';
 import { RequestValidationError } from '../policy/request/request-validation-error';
-import type { AclOptions } from './acl-options';
+import type { DecisionOptions } from './acl-options';
 import { logDecision } from './decision-log';
+import { shownRefusal } from './reason-exposure';
 import { requestParts, type HttpRequest } from './request-parts';
 
 /** A decision, or a deny because the request could not be read one way (the adapter answers 400). */
@@ -36,7 +37,7 @@ export function authorize(
   match: OperationMatch,
   req: HttpRequest,
   payload: VerifiedPayload | undefined,
-  options: AclOptions,
+  options: DecisionOptions,
   host?: HostReading,
 ): AuthorizeResult | Promise<AuthorizeResult> {
   const startedAt = options.decisionLog ? performance.now() : 0;
@@ -44,7 +45,8 @@ export function authorize(
     const refused = host?.confirm(result.input);
     const final = refused ? { decision: denied(`bad request: ${refused.message}`), input: result.input, refused } : explained(result, payload, options.roleBinding);
     logDecision(options.decisionLog, evaluator, final, startedAt);
-    return final;
+    // The log keeps the refusal's message; the answer names the parameter only where reasons are exposed.
+    return final.refused ? { ...final, refused: shownRefusal(final.refused, options.exposeReasons) } : final;
   };
   const failed = (error: unknown): AuthorizeResult => {
     const input = { operation: match.key };
@@ -66,8 +68,9 @@ export function authorize(
  * tell the client which claim was looked for.
  */
 function explained(result: AuthorizeResult, payload: VerifiedPayload | undefined, roleBinding = 'role'): AuthorizeResult {
-  const { decision, input } = result;
-  if (decision.allow || decision.unavailable || payload === undefined || Object.hasOwn(input, 'role')) return result;
+  const { decision, input, refused } = result;
+  // A refused request was never read into an input (it has no role because nothing was read), so there is nothing to explain.
+  if (refused || decision.allow || decision.unavailable || payload === undefined || Object.hasOwn(input, 'role')) return result;
   const looked = roleBinding === 'role' ? 'role' : `${roleBinding}, nor role`;
   return { ...result, decision: { ...decision, reasons: [`the token has no role claim (${looked}), so the caller is anonymous`, ...decision.reasons] } };
 }

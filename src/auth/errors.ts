@@ -1,5 +1,5 @@
 import type { Decision } from '../policy/evaluate/evaluator';
-import { FORBIDDEN_MESSAGE } from './reason-exposure';
+import { exposesReasons, FORBIDDEN_MESSAGE } from './reason-exposure';
 import { tokenErrorDescription } from './token-error-description';
 
 /**
@@ -65,8 +65,12 @@ export class AuthError {
 
   constructor(
     readonly decision: Decision,
-    /** false: the message is a generic one, not the reasons (the host sends the message; `decision` keeps them). */
-    exposeReasons = true,
+    /**
+     * false: the message is a generic one, not the reasons (the host sends the message; `decision`
+     * keeps them). The adapters pass what they settled at creation; left out, it is the same rule
+     * read now: the reasons unless NODE_ENV is production.
+     */
+    exposeReasons: boolean = exposesReasons(undefined),
   ) {
     this.message = exposeReasons ? decision.reasons.join('; ') || 'forbidden' : FORBIDDEN_MESSAGE;
   }

@@ -4,7 +4,7 @@ import type { DecisionSource } from '../policy/evaluate/decision-source';
 import type { Decision } from '../policy/evaluate/evaluator';
 import type { OperationMatch } from '../policy/request/match-operation';
 import type { RequestValidationError } from '../policy/request/request-validation-error';
-import type { AclOptions } from './acl-options';
+import type { DecisionOptions } from './acl-options';
 import { authorize, type AuthorizeResult, type HostReading } from './authorize';
 import type { BearerJwtHandler } from './bearer-jwt';
 import { challengesOf, describe } from './challenge';
@@ -33,7 +33,7 @@ export type GuardedRequest = IncomingMessage & { originalUrl?: string; body?: un
 export interface Guard {
   evaluator: DecisionSource;
   handler: BearerJwtHandler;
-  options: AclOptions;
+  options: DecisionOptions;
 }
 
 /**
@@ -111,7 +111,7 @@ export function answerRefusal(res: ServerResponse, error: RequestValidationError
 }
 
 /** 503: nothing could decide (no bundle yet, data too old, OPA unreachable); the client may retry. */
-export function answerUnavailable(res: ServerResponse, decision: Decision, exposeReasons: boolean | undefined): void {
+export function answerUnavailable(res: ServerResponse, decision: Decision, exposeReasons: boolean): void {
   if (res.headersSent) return;
   res.setHeader('Retry-After', String(decision.unavailable?.retryAfterSeconds ?? 1));
   answerJson(res, 503, 'ServiceUnavailable', shownReasons(decision, exposeReasons, UNAVAILABLE_MESSAGE));

@@ -12,7 +12,7 @@ import { denied, Evaluator, type Decision, type PolicyInput } from '../policy/ev
 import { parseWith } from '../policy/compile/parse-with';
 import { readTarget } from '../policy/request/read-target';
 import { RequestValidationError } from '../policy/request/request-validation-error';
-import { aclOptionsShape, decisionOptions, policySourceSchema, type AclOptions } from './acl-options';
+import { aclOptionsShape, decisionOptions, policySourceSchema, type DecisionOptions } from './acl-options';
 import { authorize } from './authorize';
 import { attachChallenges, attachedChallenges, challengesOf, describe } from './challenge';
 import { logAuthenticationFailure } from './decision-log';
@@ -80,7 +80,7 @@ const configSchema = z
 export class BearerJWT {
   private constructor(
     private readonly guards: Guard[],
-    private readonly options: AclOptions,
+    private readonly options: DecisionOptions,
     private readonly oasFile: Record<string, unknown>,
   ) {}
 

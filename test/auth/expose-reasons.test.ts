@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import express from 'express';
 import request from 'supertest';
-import { bearerJwt, bearerJwtAcl, type DecisionLogEvent } from '../../src/auth';
-import { unavailable, type PolicySource } from '../../src/policy';
+import { z } from 'zod';
+import { AuthError, bearerJwt, bearerJwtAcl, type DecisionLogEvent } from '../../src/auth';
+import { denied, unavailable, type PolicySource } from '../../src/policy';
 import { svcAcl, SvcApi, SvcContainer } from '../../src/svc';
 import { listen } from '../helpers/listen';
 import { startOasHost, type OasHost } from '../helpers/oas-host';
@@ -17,6 +18,9 @@ import { HS256, token } from '../helpers/tokens';
 const FORBIDDEN = 'access to this operation is denied';
 const UNAVAILABLE = 'the authorization policy cannot decide now; retry later';
 const OPA_DOWN = 'the remote OPA did not decide: connect ECONNREFUSED 10.0.7.3:8181';
+// Review of issue 27: the 400s of the decision step name the parameter the ACL's ownership rests
+// on, which a refused client could not tell from any other; with the reasons hidden they did still.
+const REFUSED = 'a parameter of the request can be read more than one way, so it is not decided; send each parameter once, in its plain form';
 
 /** Runs `create` with NODE_ENV set to `env` (undefined: unset), and restores NODE_ENV after. */
 function createdWith<T>(env: string | undefined, create: () => T): T {
@@ -82,6 +86,16 @@ describe('bearerJwtAcl', () => {
     }
   });
 
+  test.each(CASES)('a 400 of the decision step, %s', async (_name, env, exposeReasons, exposed) => {
+    const integerIds = { ...openapi, paths: { '/users/{userId}': { get: { operationId: 'getUser', parameters: [{ name: 'userId', in: 'path', required: true, schema: { type: 'integer' } }] } } } };
+    const { url, close, events } = await createdWith(env, () => serve({ openapi: integerIds, exposeReasons }));
+    const answer = await request(url).get('/users/1x').set('Authorization', await bearer({ role: 'user', userId: 1 }));
+    await close();
+    const reason = 'the path parameter userId must be one integer';
+    expect([answer.status, answer.body]).toEqual([400, { error: 'BadRequest', message: exposed ? reason : REFUSED }]);
+    expect(events.map((event) => event.result.reasons)).toEqual([[`bad request: ${reason}`]]);
+  });
+
   test('exposeReasons must be a boolean', () => {
     expect(() => bearerJwtAcl({ openapi, handler: bearerJwt(HS256), acl: { bearerAuth: acl }, exposeReasons: 'no' as never })).toThrow('exposeReasons must be true or false');
   });
@@ -105,6 +119,26 @@ describe('svcAcl', () => {
     const reason = 'read:own needs ownership of query parameter accountId';
     expect([answer.status, answer.body]).toEqual([403, { error: 'Forbidden', message: exposed ? reason : FORBIDDEN }]);
     expect(events.map((event) => event.result.reasons)).toEqual([[reason]]);
+  });
+
+  test.each(CASES)("a 400 for an owned field the method's schema changes, %s; the same change to a field nobody owns is 200", async (_name, env, exposeReasons, exposed) => {
+    class LedgerService {
+      static readonly schemas = { getLedger: z.object({ accountId: z.string().trim(), page: z.string().trim().optional() }) };
+      getLedger({ accountId, page }: { accountId: string; page?: string }) {
+        return { accountId, page };
+      }
+    }
+    const events: DecisionLogEvent[] = [];
+    const ledgerAcl = { anonymous: {}, customer: { '/api/ledger-service/get-ledger': { 'read:own': ['*'] } } };
+    const guard = createdWith(env, () => svcAcl({ handler: bearerJwt(HS256), acl: ledgerAcl, owners: { 'ledgerService.getLedger': { accountId: 'accounts' } }, exposeReasons, decisionLog: (event) => events.push(event) }));
+    const { app } = new SvcApi().interceptAll(guard).from(new SvcContainer().ofLocal(LedgerService));
+    const customer = await bearer({ role: 'customer', accounts: ['7'] });
+    const owned = await request(app).get('/api/ledger-service/get-ledger?accountId=%207').set('Authorization', customer);
+    const unowned = await request(app).get('/api/ledger-service/get-ledger?accountId=7&page=%201').set('Authorization', customer);
+    const reason = 'ledgerService.getLedger reads the query parameter accountId as another value than the one sent (a number beyond 2^53, a style or a schema that changes it)';
+    expect([owned.status, owned.body]).toEqual([400, { error: 'BadRequest', message: exposed ? reason : REFUSED }]);
+    expect([unowned.status, unowned.body]).toEqual([200, { accountId: '7', page: '1' }]);
+    expect(events[0]!.result.reasons).toEqual([`bad request: ${reason}`]);
   });
 
   test('a 503 states why only where 403s do', async () => {
@@ -141,9 +175,32 @@ describe('BearerJWT on @oas-tools/core', () => {
     expect(events.map((event) => (event.result as { reasons: string[] }).reasons)).toEqual([[reason]]);
   });
 
+  test.each(CASES)('a 400 of the decision step, %s', async (name, _env, _exposeReasons, exposed) => {
+    const host = await hosts.get(name)!;
+    // The host reads the integer as a JavaScript number, 9007199254740992: not the value decided on.
+    const response = await fetch(`${host.url}/api/v1/users/9007199254740993`, { headers: { authorization: await bearer({ role: 'user', userId: '9007199254740993' }) } });
+    const reason = '@oas-tools/core reads the path parameter userId as another value than the one sent (a number beyond 2^53, a style or a schema that changes it)';
+    expect([response.status, await response.json()]).toEqual([400, { error: `RequestValidationError: ${exposed ? reason : REFUSED}` }]);
+  });
+
   test('NODE_ENV=production: a 503 says to retry, not why', async () => {
     const host = await hosts.get('no bundle')!;
     const response = await fetch(`${host.url}/api/v1/users/2`, { headers: { authorization: await bearer({ role: 'user', userId: [1] }) } });
     expect([response.status, await response.json()]).toEqual([503, { error: 'ServiceUnavailable', message: UNAVAILABLE }]);
+  });
+});
+
+describe('AuthError', () => {
+  // Review of issue 27: constructed without exposeReasons, it stated the reasons even in production.
+  test.each(CASES.filter(([, , exposeReasons]) => exposeReasons === undefined))('%s, when left out', (_name, env, _exposeReasons, exposed) => {
+    const reason = 'role superuser is not declared in the ACL';
+    const error = createdWith(env, () => new AuthError(denied(reason)));
+    expect([error.message, error.decision.reasons]).toEqual([exposed ? reason : FORBIDDEN, [reason]]);
+  });
+
+  test('given, it is what it says', () => {
+    const reason = 'role superuser is not declared in the ACL';
+    expect(createdWith('production', () => new AuthError(denied(reason), true)).message).toBe(reason);
+    expect(createdWith(undefined, () => new AuthError(denied(reason), false)).message).toBe(FORBIDDEN);
   });
 });
