@@ -590,16 +590,16 @@ describe('scopes', () => {
   });
 
   test.each([
-    ['empty', ''],
-    ['with a space', 'accounts read'],
-    ['with a double quote', 'say"hi'],
-    ['with a backslash', 'a\\b'],
-    ['outside ASCII', 'comptes:lire\u00e9'],
-    ['with a control character', 'a\tb'],
-  ])('a scope %s is a ConfigError pointing at it', (_name, scope) => {
+    ['empty', '', '""'],
+    ['with a space', 'accounts read', '"accounts read"'],
+    ['with a double quote', 'say"hi', '"say\\"hi"'],
+    ['with a backslash', 'a\\b', '"a\\\\b"'],
+    ['outside ASCII', 'comptes:lire\u00e9', '"comptes:lire\\u00e9"'],
+    ['with a control character', 'a\tb', '"a\\tb"'],
+  ])('a scope %s is a ConfigError pointing at it, shown quoted in printable ASCII', (_name, scope, shown) => {
     const error = configError(() => compileAcl({ openapi: scoped([{ oauth: ['accounts:read', scope] }]), acl }));
     expect(error.path).toBe('$.paths["/accounts"].get.security[0].oauth[1]');
-    expect(error.problem).toContain(`${JSON.stringify(scope)} is not a scope`);
+    expect(error.problem).toContain(`${shown} is not a scope`);
     expect(error.fix).toContain('RFC 6749');
   });
 

@@ -270,6 +270,18 @@ describe('documents of the same class', () => {
     }
   });
 
+  test.each([
+    ['an ACL grant key', { acl: { anonymous: {}, user: { '/a': { 're\u202ead:any': ['*'] } } } }, '$.user["/a"]["re\\u202ead:any"]', 'unknown action "re\\u202ead"'],
+    ['the anonymous default', { openapi: { ...jsonBase(), 'x-acl-anonymous-default': 'none\u0085::error::x' } }, '$["x-acl-anonymous-default"]', 'the anonymous default is "none\\u0085::error::x"'],
+    ['a scope', { openapi: { ...jsonBase(), security: [{ b: ['read\u009b31m'] }] } }, '$.security[0].b[0]', '"read\\u009b31m" is not a scope'],
+    ['a bearerFormat', { openapi: { ...jsonBase(), components: { securitySchemes: { b: { type: 'http', scheme: 'bearer', bearerFormat: 'J\u2066WT' } } } } }, '$.components.securitySchemes.b.bearerFormat', 'bearerFormat is "J\\u2066WT"'],
+  ])('keys and values of documents are quoted in printable ASCII in messages too: %s (main: JSON.stringify left C1 and bidi controls as they were)', (_name, options, path, problem) => {
+    const error = configErrorOf(() => compileAcl({ openapi: jsonBase(), acl: ACL, ...options }));
+    expect(error.path).toBe(path);
+    expect(error.problem.startsWith(problem)).toBe(true);
+    expect(error.message).toMatch(/^[\x20-\x7e]*$/);
+  });
+
   test('__proto__ keys, in JSON and YAML, add no operation and touch no prototype', () => {
     const json = JSON.stringify(jsonBase()).replace('"/a":{', '"/a":{"__proto__":{"delete":{"responses":{}}},');
     const dir = folder({ 'api.json': json, 'api.yaml': OPENAPI_HEAD + PATHS + '    __proto__: {$ref: "#/x-more"}\nx-more: {delete: {responses: {}}}\nx-polluted: {__proto__: {polluted: true}}\n' });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { quoted } from '../../fleet/quoted-text';
 import { ConfigError, jsonPath } from './config-error';
 import { ACTIONS, POSSESSIONS, type Action, type Possession } from './data-document';
 import { isPlainObject } from './load-document';
@@ -147,9 +148,9 @@ function isStringList(value: unknown): value is string[] {
 
 function grantKeyError(key: string, file: string, at: readonly string[]): ConfigError {
   const [action, possession, ...rest] = key.split(':');
-  let problem = `${JSON.stringify(key)} is not "<action>:<possession>"`;
-  if (rest.length === 0 && action !== undefined && !(ACTIONS as readonly string[]).includes(action)) problem = `unknown action ${JSON.stringify(action)}`;
-  else if (rest.length === 0 && possession !== undefined && !(POSSESSIONS as readonly string[]).includes(possession)) problem = `unknown possession ${JSON.stringify(possession)}`;
+  let problem = `${quoted(key)} is not "<action>:<possession>"`;
+  if (rest.length === 0 && action !== undefined && !(ACTIONS as readonly string[]).includes(action)) problem = `unknown action ${quoted(action)}`;
+  else if (rest.length === 0 && possession !== undefined && !(POSSESSIONS as readonly string[]).includes(possession)) problem = `unknown possession ${quoted(possession)}`;
   return new ConfigError(file, jsonPath(at), problem, `actions are ${ACTIONS.join(', ')}; possessions are ${POSSESSIONS.join(', ')}; e.g. "read:own"`);
 }
 

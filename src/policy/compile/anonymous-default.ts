@@ -1,3 +1,4 @@
+import { quoted } from '../../fleet/quoted-text';
 import { ConfigError } from './config-error';
 import type { OperationFacts } from './data-document';
 
@@ -17,7 +18,7 @@ const CHOICES: readonly unknown[] = ['seed', 'none'] satisfies AnonymousDefault[
 export function anonymousDefaultOf(option: unknown, document: Record<string, unknown>, documentFile: string): AnonymousDefault {
   const [value, file, path] = option !== undefined ? [option, '<compileAcl options>', '$.anonymousDefault'] : [document[ANONYMOUS_DEFAULT_KEY] ?? 'seed', documentFile, `$["${ANONYMOUS_DEFAULT_KEY}"]`];
   if (CHOICES.includes(value)) return value as AnonymousDefault;
-  const shown = typeof value === 'string' ? JSON.stringify(value.slice(0, 40)) : typeof value;
+  const shown = typeof value === 'string' ? quoted(value, 40) : typeof value;
   throw new ConfigError(file, path, `the anonymous default is ${shown}`, "write 'seed' (the built-in grant) or 'none' (anonymous gets only what the ACL declares)");
 }
 

@@ -1,3 +1,4 @@
+import { quotedJson } from '../../fleet/quoted-text';
 import { ConfigError, jsonPath } from './config-error';
 
 type SchemeMap = Record<string, unknown>;
@@ -51,6 +52,6 @@ function assertBearerJwt(scheme: unknown, file: string, path: string): void {
   if (!isHttpBearer(scheme)) return;
   const format = (scheme as { bearerFormat?: unknown }).bearerFormat;
   if (format !== undefined && (typeof format !== 'string' || format.toUpperCase() !== 'JWT')) {
-    throw new ConfigError(file, `${path}.bearerFormat`, `bearerFormat is ${JSON.stringify(format)}, svcgate verifies JWTs only`, 'set bearerFormat: JWT');
+    throw new ConfigError(file, `${path}.bearerFormat`, `bearerFormat is ${quotedJson(format)}, svcgate verifies JWTs only`, 'set bearerFormat: JWT');
   }
 }

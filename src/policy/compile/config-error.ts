@@ -1,3 +1,5 @@
+import { quoted } from '../../fleet/quoted-text';
+
 /**
  * Thrown at start-up when a configuration (ACL, OpenAPI document, options) is invalid.
  * The message always names where the problem is (file and JSON path) and how to fix it.
@@ -18,10 +20,13 @@ export class ConfigError extends Error {
   }
 }
 
-/** Formats a list of keys as a JSON path: `$.a["/b/{c}"][0]`. */
+/**
+ * Formats a list of keys as a JSON path: `$.a["/b/{c}"][0]`. Keys come from documents, so any
+ * other than a plain name is quoted as messages quote such text (printable ASCII, cut short).
+ */
 export function jsonPath(segments: readonly (string | number)[]): string {
   return segments.reduce<string>((acc, segment) => {
     if (typeof segment === 'number') return `${acc}[${segment}]`;
-    return /^[A-Za-z_$][\w$]*$/.test(segment) ? `${acc}.${segment}` : `${acc}[${JSON.stringify(segment)}]`;
+    return /^[A-Za-z_$][\w$]*$/.test(segment) ? `${acc}.${segment}` : `${acc}[${quoted(segment)}]`;
   }, '$');
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { quoted } from '../../fleet/quoted-text';
 import { ConfigError, jsonPath } from './config-error';
 import { parseWith } from './parse-with';
 
@@ -11,7 +12,7 @@ const SCOPE_FIX = 'a scope is one or more printable ASCII characters without spa
 
 /** Why `scope` is not an RFC 6749 scope-token, or undefined when it is one. */
 function scopeProblem(scope: string): string | undefined {
-  return SCOPE_TOKEN.test(scope) ? undefined : `${JSON.stringify(scope)} is not a scope: ${scope === '' ? 'it is empty' : 'it holds a space, a double quote, a backslash or a character outside printable ASCII'}`;
+  return SCOPE_TOKEN.test(scope) ? undefined : `${quoted(scope)} is not a scope: ${scope === '' ? 'it is empty' : 'it holds a space, a double quote, a backslash or a character outside printable ASCII'}`;
 }
 
 /** A zod list of scope-tokens, for adapter options validated with parseWith. */
