@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { runInNewContext } from 'node:vm';
 import request from 'supertest';
 import { z } from 'zod';
@@ -117,6 +118,22 @@ describe('static internal and schemas count for every class of the chain', () =>
     expect((await request(api.app).get('/api/catalog/list-schemas')).body).toEqual(['public', 'archive']);
     expect((await request(api.app).post('/api/catalog/internal').send({})).body).toBe('a route like any other');
   });
+});
+
+test("inherited means from a library's class too: EventEmitter's methods are routes until internal lists them", async () => {
+  class Notifier extends EventEmitter {
+    getCount() {
+      return this.listenerCount('sent');
+    }
+  }
+  class QuietNotifier extends Notifier {
+    static readonly internal = ['emit', 'on', 'removeAllListeners'];
+  }
+  const open = apiOf(Notifier);
+  expect(paths(open)).toEqual(expect.arrayContaining(['/api/notifier/get-count', '/api/notifier/emit', '/api/notifier/remove-all-listeners']));
+  const quiet = apiOf(QuietNotifier);
+  expect((await request(quiet.app).post('/api/quiet-notifier/remove-all-listeners').send({})).status).toBe(404);
+  expect(paths(quiet)).not.toContain('/api/quiet-notifier/emit');
 });
 
 describe('methods named like members of Object.prototype', () => {
