@@ -11,16 +11,20 @@ const DOCUMENTS: [string, string][] = [
   ['--acl <file>', 'the permission declaration (JSON or YAML); required'],
   ['--scheme <name>', "the security scheme to guard; default the document's only bearer JWT scheme"],
   ['--required-scopes "<a b>"', 'scopes every guarded operation needs, on top of those the document lists'],
+  [
+    '--anonymous-default seed|none',
+    "what an ACL without anonymous grants callers without a role: seed, the built-in read:any on every secured read operation without parameters; none, nothing (svcAcl's rule, needed for a bundle svcAcl takes); default the document's x-acl-anonymous-default, else seed",
+  ],
 ];
 
 export const COMMANDS: Record<string, CommandHelp> = {
   build: {
-    usage: 'svcgate build --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] --out <dir>',
+    usage: 'svcgate build --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] --out <dir>',
     does: 'validates the ACL against the document and writes <dir>/data.json (the data document at data.svcgate.acl)',
     options: [...DOCUMENTS, ['--out <dir>', 'the folder to write data.json into; required']],
   },
   explain: {
-    usage: 'svcgate explain --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--token-claims <json>] [--role-binding <claim path>] <METHOD> <path>',
+    usage: 'svcgate explain --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--token-claims <json>] [--role-binding <claim path>] <METHOD> <path>',
     does: "decides one request as the adapters do and prints the decision, its reasons, the scopes needed and the input; exit 0 allowed, 1 denied. <path> as the server receives it (with the servers' prefix, e.g. /api/v1/users/3) or as the document writes it (/users/3), with a query if any",
     options: [
       ...DOCUMENTS,
@@ -29,12 +33,12 @@ export const COMMANDS: Record<string, CommandHelp> = {
     ],
   },
   audit: {
-    usage: 'svcgate audit --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--json | --html <file>]',
+    usage: 'svcgate audit --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--json | --html <file>]',
     does: 'prints the role x operation matrix: any, own (allowed to owners), - (denied), public (the operation needs no token), decided as if the token held the scopes the operation lists',
     options: [...DOCUMENTS, ['--json', 'the matrix as JSON'], ['--html <file>', 'writes one self-contained page: the matrix in colour, filters by role and path, each cell explaining its grant']],
   },
   diff: {
-    usage: 'svcgate diff --openapi <file> --acl <old file> --acl-new <new file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--json] [--fail-on widen|narrow|change]',
+    usage: 'svcgate diff --openapi <file> --acl <old file> --acl-new <new file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--json] [--fail-on widen|narrow|change]',
     does: 'prints every role x operation cell whose decision changes from the old ACL to the new one, widened or narrowed, with the grant that caused it',
     options: [
       ...DOCUMENTS.map(([flag, meaning]): [string, string] => (flag === '--acl <file>' ? ['--acl <old file>', 'the ACL as it is; required'] : [flag, meaning])),
@@ -45,7 +49,7 @@ export const COMMANDS: Record<string, CommandHelp> = {
   },
   bundle: {
     usage:
-      'svcgate bundle --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--revision <r>] [--signing-key <file> [--signing-alg <alg>] [--signing-key-id <id>] [--signing-scope <scope>]] --out <file.tar.gz>',
+      'svcgate bundle --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--revision <r>] [--signing-key <file> [--signing-alg <alg>] [--signing-key-id <id>] [--signing-scope <scope>]] --out <file.tar.gz>',
     does: 'writes an OPA bundle (data, Rego, policy.wasm, and .signatures.json when signed) that opa run and bundleConsumer load',
     options: [
       ...DOCUMENTS,

@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseClaimPath } from '../policy/request/claim-path';
+import type { AnonymousDefault } from '../policy/compile/anonymous-default';
 import { compileApi } from '../policy/compile/compile-acl';
 import { loadDocument } from '../policy/compile/load-document';
 import { ConfigError } from '../policy/compile/config-error';
@@ -24,6 +25,7 @@ const OPTIONS = {
   'acl-new': { type: 'string' },
   scheme: { type: 'string' },
   'required-scopes': { type: 'string' },
+  'anonymous-default': { type: 'string' },
   out: { type: 'string' },
   'token-claims': { type: 'string' },
   'role-binding': { type: 'string' },
@@ -86,15 +88,21 @@ function compileWithDocument(values: Values, acl = values.acl) {
   if (values.openapi === undefined) throw new UsageError('--openapi <file> is required');
   if (acl === undefined) throw new UsageError('--acl <file> is required');
   if (values['ref-root'] === '') throw new UsageError('--ref-root needs a folder');
+  const anonymousDefault = values['anonymous-default'];
+  if (anonymousDefault !== undefined && !(ANONYMOUS_DEFAULTS as readonly string[]).includes(anonymousDefault)) throw new UsageError(`--anonymous-default must be ${ANONYMOUS_DEFAULTS.join(' or ')}`);
   return compileApi({
     openapi: values.openapi,
     acl,
     ...(values['ref-root'] === undefined ? {} : { refRoot: values['ref-root'] }),
     ...(values.scheme === undefined ? {} : { scheme: values.scheme }),
+    // Over the document's x-acl-anonymous-default, as compileAcl's option is.
+    ...(anonymousDefault === undefined ? {} : { anonymousDefault: anonymousDefault as AnonymousDefault }),
     // Space-separated, as in a token's scope claim and bearerJwtAcl's requiredScopes.
     ...(values['required-scopes'] === undefined ? {} : { requiredScopes: values['required-scopes'].split(' ').filter((scope) => scope !== '') }),
   });
 }
+
+const ANONYMOUS_DEFAULTS = ['seed', 'none'] as const satisfies readonly AnonymousDefault[];
 
 function build(values: Values, rest: string[]): number {
   if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);

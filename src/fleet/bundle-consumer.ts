@@ -12,7 +12,7 @@ import { BundleError } from './bundle-error';
 import { BundlePersistError } from './bundle-persist-error';
 import { BundleRollbackError, iso, refuseFutureBuild, refuseRollback, type BundleBuild } from './bundle-rollback';
 import { fetchBundle } from './fetch-bundle';
-import { operationDifferences } from './operation-differences';
+import { dataDifferences, operationDifferences } from './operation-differences';
 import { bundleDigest } from './sliced-digest';
 import { persistBundle, persistCheck, persistedState, type PersistedCandidate, type PersistedCheck, type PersistedState } from './persisted-bundle';
 
@@ -164,8 +164,9 @@ export class BundleConsumer implements PolicySource, DecisionSource {
     if (this.api !== undefined && operationDifferences(this.api, api).length > 0) {
       throw new ConfigError(api.file, '$.policy', 'this bundle consumer already serves another API', 'create one bundleConsumer per guarded API');
     }
-    this.api = api;
-    const differences = this.active ? operationDifferences(api, this.active.data) : [];
+    // Two adapters on one consumer: the stricter anonymous default holds for both.
+    this.api = { ...api, anonymousDefault: api.anonymousDefault ?? this.api?.anonymousDefault };
+    const differences = this.active ? dataDifferences(this.api, this.active.data) : [];
     if (differences.length > 0) {
       // A persisted bundle of an older API must not decide the new one's routes, nor be the
       // reference for rollbacks: this API's bundles were never built after it.
@@ -342,7 +343,7 @@ export class BundleConsumer implements PolicySource, DecisionSource {
   private async install({ bundle, build }: OpenedBundle, digest: string, etag: string | undefined, from: 'server' | 'persisted'): Promise<void> {
     if (!this.settings.allowRollback) refuseRollback(build, this.last);
     if (this.api !== undefined) {
-      const differences = operationDifferences(this.api, bundle.data);
+      const differences = dataDifferences(this.api, bundle.data);
       if (differences.length > 0) throw new BundleMismatchError(`the bundle does not match the served OpenAPI document: ${differences.join('; ')}`);
     }
     const evaluator = await Evaluator.create(bundle.data, { policy: bundle.wasm, decisionCacheSize: this.settings.decisionCacheSize });

@@ -30,6 +30,18 @@ export function operationDifferences(api: ApiShape, data: ApiShape): string[] {
   return [...differences.slice(0, MAX_LISTED), `and ${differences.length - MAX_LISTED} more`];
 }
 
+/**
+ * How a data document (a bundle's, OPA's) differs from what an adapter expects: the anonymous
+ * default first, never cut from the list, then the operations (operationDifferences).
+ */
+export function dataDifferences(api: ApiShape & { anonymousDefault?: 'none' }, data: ApiShape & { anonymous_default: boolean }): string[] {
+  const anonymous = api.anonymousDefault === 'none' && data.anonymous_default ? [ANONYMOUS_DEFAULT_GRANTED] : [];
+  return [...anonymous, ...operationDifferences(api, data)];
+}
+
+const ANONYMOUS_DEFAULT_GRANTED =
+  "its data grants callers without a role the built-in anonymous default (anonymous_default: true: read:any on every secured read operation without parameters), which svcAcl never grants; build it from the document svcAclOpenApi() returns (x-acl-anonymous-default: none), or with svcgate bundle --anonymous-default none";
+
 function factDifferences(key: string, expected: OperationFacts, compiled: OperationFacts): string[] {
   const fields = Object.keys(expected) as (keyof OperationFacts)[];
   return fields.filter((field) => canonical(expected[field]) !== canonical(compiled[field])).map((field) => `${quoted(key)}: ${field} differs`);

@@ -9,7 +9,7 @@ import { LruCache } from '../policy/evaluate/lru-cache';
 import { boundedExchange, readBounded } from '../net/bounded-exchange';
 import { shownUrl } from '../net/shown-url';
 import { checkDataDocument } from './data-document-schema';
-import { operationDifferences } from './operation-differences';
+import { dataDifferences } from './operation-differences';
 
 export interface RemoteOpaOptions {
   /** OPA's base URL, e.g. `http://127.0.0.1:8181` for a sidecar. */
@@ -143,7 +143,7 @@ class RemoteOpa implements DecisionSource {
         this.fail(answer.status !== 200 ? `OPA answered ${answer.status} for data.svcgate.acl` : "OPA's data.svcgate.acl is not this svcgate version's data document");
         return;
       }
-      const differences = operationDifferences(this.api, data.data);
+      const differences = dataDifferences(this.api, data.data);
       if (differences.length > 0) {
         this.fail(`OPA's data does not match the served OpenAPI document: ${differences.join('; ')}`);
         return;

@@ -49,7 +49,7 @@ const SCHEME = 'bearerAuth';
  * svcAcl's ACL grants callers without a role only what its `anonymous` declares: every public
  * method is a route, and the seed's default would open each GET route without arguments.
  */
-const ANONYMOUS_DEFAULT: AnonymousDefault = 'none';
+const ANONYMOUS_DEFAULT = 'none' satisfies AnonymousDefault;
 /** SvcApi routes have no path parameters; one frozen object serves every request. */
 const NO_PATH_PARAMS: Record<string, string> = Object.freeze({});
 const FILE = '<svcAcl options>';
@@ -128,7 +128,8 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
 function connectSource(config: z.infer<typeof optionsSchema>, openapi: RoutesOpenApi): { source: DecisionSource; operations: Record<string, OperationFacts> } {
   if (config.policy) {
     const { operations } = compileOperations({ openapi, scheme: SCHEME });
-    return { source: config.policy.connect({ scheme: SCHEME, operations, file: FILE }), operations };
+    // A bundle or OPA data compiled with the seed's default is refused: it would open the GET routes to anyone.
+    return { source: config.policy.connect({ scheme: SCHEME, operations, file: FILE, anonymousDefault: ANONYMOUS_DEFAULT }), operations };
   }
   const data = compileAcl({ openapi, acl: config.acl, scheme: SCHEME, strict: config.strict, anonymousDefault: ANONYMOUS_DEFAULT });
   return { source: Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize }), operations: data.operations };

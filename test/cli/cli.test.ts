@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { load } from 'js-yaml';
 import { svcgate } from '../helpers/svcgate-cli';
 
 // The CLI is tested as users run it: the built bin, in a child process (`make test` builds first).
@@ -160,6 +161,21 @@ describe('svcgate audit', () => {
     expect(stdout).toMatch(/^GET \/users +- +any$/m);
   });
 
+  test('--anonymous-default none: an ACL without anonymous grants callers without a role nothing, and nothing is warned; it wins over the document key', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'svcgate-cli-'));
+    const acl = join(folder, 'no-anonymous.json');
+    writeFileSync(acl, JSON.stringify({ admin: {} }));
+    const none = await svcgate('audit', '--openapi', join(EXAMPLE, 'openapi.yaml'), '--acl', acl, '--anonymous-default', 'none');
+    expect(none.code).toBe(0);
+    expect(none.stderr).not.toContain('SVCGATE_ANONYMOUS_DEFAULT');
+    expect(none.stdout).toMatch(/^GET \/users +- +-$/m);
+    // A document that says none (as svcAclOpenApi writes it), overridden with seed.
+    const document = join(folder, 'openapi.json');
+    writeFileSync(document, JSON.stringify({ ...(load(readFileSync(join(EXAMPLE, 'openapi.yaml'), 'utf8')) as object), 'x-acl-anonymous-default': 'none' }));
+    expect((await svcgate('audit', '--openapi', document, '--acl', acl)).stdout).toMatch(/^GET \/users +- +-$/m);
+    expect((await svcgate('audit', '--openapi', document, '--acl', acl, '--anonymous-default', 'seed')).stdout).toMatch(/^GET \/users +- +any$/m);
+  });
+
   test('--json gives the same matrix as data', async () => {
     const { stdout } = await svcgate('audit', ...API, '--json');
     const matrix = JSON.parse(stdout);
@@ -255,6 +271,7 @@ describe('bad input: one line on stderr and exit code 2', () => {
     ['--token-claims that is not an object', ['explain', ...API, '--token-claims', '[1]', 'GET', '/users'], /^svcgate: --token-claims must be a JSON object/],
     ['a path of no operation', ['explain', ...API, 'GET', '/nowhere'], /^svcgate: no operation of the document matches GET \/nowhere/],
     ['explain without a path', ['explain', ...API, 'GET'], /^svcgate: explain needs <METHOD> <path>/],
+    ['an --anonymous-default other than seed or none', ['audit', ...API, '--anonymous-default', 'off'], /^svcgate: --anonymous-default must be seed or none/],
   ])('%s', async (_name, args, message) => {
     const { code, stdout, stderr } = await svcgate(...(args as string[]));
     expect(code).toBe(2);

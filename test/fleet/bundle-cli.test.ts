@@ -45,6 +45,20 @@ test('svcgate bundle writes a signed bundle that opa run --verification-key serv
   }
 });
 
+test('--anonymous-default none builds a bundle whose data grants callers without a role nothing (the bundle svcAcl takes), from any document', async () => {
+  const acl = join(dir, 'no-anonymous.json');
+  writeFileSync(acl, JSON.stringify({ admin: {} }));
+  const dataOf = async (...options: string[]) => {
+    const out = join(dir, `anonymous${options.join('-')}.tar.gz`);
+    expect((await svcgate('bundle', '--openapi', join(EXAMPLE, 'openapi.yaml'), '--acl', acl, ...options, '--out', out)).code).toBe(0);
+    return (await readBundle(readFileSync(out))).data;
+  };
+  expect((await dataOf()).anonymous_default).toBe(true);
+  const none = await dataOf('--anonymous-default', 'none');
+  expect(none.anonymous_default).toBe(false);
+  expect(Object.keys(none.roles)).toContain('anonymous');
+});
+
 test('bad arguments are one line on stderr and exit code 2', async () => {
   expect(await svcgate('bundle', ...API)).toMatchObject({ code: 2, stderr: 'svcgate: --out <file.tar.gz> is required (svcgate --help)\n' });
   expect(await svcgate('bundle', ...API, '--signing-alg', 'ES256', '--out', join(dir, 'x.tar.gz'))).toMatchObject({ code: 2, stderr: expect.stringMatching(/need --signing-key <file>/) });

@@ -26,6 +26,12 @@ export interface ExpectedApi {
   operations: Record<string, OperationFacts>;
   /** Names the adapter's configuration in errors, e.g. `<bearerJwtAcl options>`. */
   file: string;
+  /**
+   * `'none'`: data that grants callers without a role the built-in anonymous default
+   * (`anonymous_default: true`) is refused, as it would open every GET route without parameters
+   * to anyone (svcAcl). Undefined: either is accepted (BearerJWT and bearerJwtAcl keep the default).
+   */
+  anonymousDefault?: 'none';
 }
 
 /**
