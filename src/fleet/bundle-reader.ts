@@ -5,7 +5,7 @@ import { WASM_ENTRYPOINT } from './bundle-writer';
 import { verifyFiles, type VerificationKey } from './bundle-signature';
 import { checkDataDocument } from './data-document-schema';
 import { readTarGz } from './tar-gz';
-import { quoted, quotedJson } from './quoted-text';
+import { quoted, quotedJson } from '../policy/compile/quoted-text';
 
 export interface ReadBundleOptions {
   /** With it, only a bundle signed with this key is read; without it, a signed bundle is refused, as OPA refuses one. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { quoted } from '../../fleet/quoted-text';
+import { quoted } from './quoted-text';
 import { ConfigError, jsonPath } from './config-error';
 import { ACTIONS, POSSESSIONS, type Action, type Possession } from './data-document';
 import { isPlainObject } from './load-document';

@@ -1,4 +1,4 @@
-import { quoted } from '../../fleet/quoted-text';
+import { quoted } from './quoted-text';
 import { ConfigError } from './config-error';
 import type { OperationFacts } from './data-document';
 

@@ -1,4 +1,4 @@
-import { quotedJson } from '../../fleet/quoted-text';
+import { quotedJson } from './quoted-text';
 import { ConfigError, jsonPath } from './config-error';
 
 type SchemeMap = Record<string, unknown>;

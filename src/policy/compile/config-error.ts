@@ -1,4 +1,4 @@
-import { quoted } from '../../fleet/quoted-text';
+import { quoted } from './quoted-text';
 
 /**
  * Thrown at start-up when a configuration (ACL, OpenAPI document, options) is invalid.

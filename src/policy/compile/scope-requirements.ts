@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { quoted } from '../../fleet/quoted-text';
+import { quoted } from './quoted-text';
 import { ConfigError, jsonPath } from './config-error';
 import { parseWith } from './parse-with';
 

@@ -2,7 +2,7 @@
 const MAX_SHOWN = 200;
 
 /**
- * Text from a bundle (a file name, a revision, an operation key) as a message shows it: JSON-quoted,
+ * Text from untrusted input (a bundle's file name or revision, a document's $ref or key) as a message shows it: JSON-quoted,
  * cut short, and with every character outside printable ASCII written as `\uXXXX`. JSON.stringify
  * alone leaves C1 controls (U+009B starts a terminal escape too), bidi overrides (U+202E turns what
  * follows around on screen) and the like as they are: none of them reaches a log or a CI console.
@@ -11,7 +11,7 @@ export function quoted(text: string, max = MAX_SHOWN): string {
   return printableAscii(JSON.stringify(text.length > max ? `${text.slice(0, max)}...` : text));
 }
 
-/** Any value from a bundle as JSON in a message, cut short and escaped as `quoted` does, and never a stack overflow. */
+/** Any untrusted value as JSON in a message, cut short and escaped as `quoted` does, and never a stack overflow. */
 export function quotedJson(value: unknown, max = MAX_SHOWN): string {
   let text: string | undefined;
   try {
