@@ -8,8 +8,8 @@ import { decisionFrom, denied, MAX_CACHED_KEY, unavailable, type Decision, type 
 import { LruCache } from '../policy/evaluate/lru-cache';
 import { boundedExchange, readBounded } from '../net/bounded-exchange';
 import { shownUrl } from '../net/shown-url';
-import { checkDataDocument } from './data-document-schema';
-import { dataDifferences } from './operation-differences';
+import { checkDataDocument } from './bundle/data-document-schema';
+import { dataDifferences } from './consumer/operation-differences';
 
 export interface RemoteOpaOptions {
   /** OPA's base URL, e.g. `http://127.0.0.1:8181` for a sidecar. */

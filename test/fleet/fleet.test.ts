@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readTarGz, writeTarGz } from '../../src/fleet/tar-gz';
+import { readTarGz, writeTarGz } from '../../src/fleet/bundle/tar-gz';
 import { BundleServer } from '../helpers/bundle-server';
 import { exampleBundle, type Permissions } from '../helpers/bundles';
 import { LogCollector } from '../helpers/log-collector';

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { bundleConsumer, readBundle, verificationKey, type BundleConsumer } from '../../src/fleet';
-import { readTarGz, writeTarGz } from '../../src/fleet/tar-gz';
+import { readTarGz, writeTarGz } from '../../src/fleet/bundle/tar-gz';
 import { refusal } from '../helpers/bundle-refusal';
 import { BundleServer } from '../helpers/bundle-server';
 import { exampleBundle } from '../helpers/bundles';

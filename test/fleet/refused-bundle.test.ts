@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import type { BundleConsumer, BundleConsumerOptions } from '../../src/fleet';
-import * as reader from '../../src/fleet/bundle-reader';
+import * as reader from '../../src/fleet/bundle/bundle-reader';
 import { BundleServer } from '../helpers/bundle-server';
 import { exampleBundle } from '../helpers/bundles';
 import { guardedByConsumer, ownerRead } from '../helpers/consumer-fixture';

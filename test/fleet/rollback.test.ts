@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readBundle, verificationKey } from '../../src/fleet';
-import { writeTarGz } from '../../src/fleet/tar-gz';
+import { writeTarGz } from '../../src/fleet/bundle/tar-gz';
 import { policyWasmPath } from '../../src/policy/evaluate/policy-wasm-path';
 import { exampleBundle, exampleData } from '../helpers/bundles';
 import { consumerFixture, ownerRead, withoutUserRead } from '../helpers/consumer-fixture';

@@ -4,7 +4,7 @@ import { load } from 'js-yaml';
 import { compileAcl } from '../../src/policy/compile/compile-acl';
 import type { DataDocument } from '../../src/policy/compile/data-document';
 import { policyWasmPath } from '../../src/policy/evaluate/policy-wasm-path';
-import { writeBundle } from '../../src/fleet/bundle-writer';
+import { writeBundle } from '../../src/fleet/bundle/bundle-writer';
 
 const ROOT = join(__dirname, '../..');
 export const EXAMPLE_OPENAPI = join(ROOT, 'examples/users-api/openapi.yaml');

@@ -1,11 +1,11 @@
-import type { DataDocument } from '../policy/compile/data-document';
+import type { DataDocument } from '../../policy/compile/data-document';
 import { BundleError } from './bundle-error';
 import { BUNDLE_LIMITS } from './bundle-limits';
 import { WASM_ENTRYPOINT } from './bundle-writer';
 import { verifyFiles, type VerificationKey } from './bundle-signature';
 import { checkDataDocument } from './data-document-schema';
 import { readTarGz } from './tar-gz';
-import { quoted, quotedJson } from '../policy/compile/quoted-text';
+import { quoted, quotedJson } from '../../policy/compile/quoted-text';
 
 export interface ReadBundleOptions {
   /** With it, only a bundle signed with this key is read; without it, a signed bundle is refused, as OPA refuses one. */

@@ -1,4 +1,4 @@
-import { quoted } from '../policy/compile/quoted-text';
+import { quoted } from '../../policy/compile/quoted-text';
 
 /** A bundle's place in time: its revision, for messages, and its build time (undefined: it has none). */
 export interface BundleBuild {

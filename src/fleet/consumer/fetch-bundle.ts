@@ -1,5 +1,5 @@
-import { boundedExchange, readBounded } from '../net/bounded-exchange';
-import { shownUrl } from '../net/shown-url';
+import { boundedExchange, readBounded } from '../../net/bounded-exchange';
+import { shownUrl } from '../../net/shown-url';
 import { BundleDownloadError } from './bundle-download-error';
 
 export interface BundleRequest {

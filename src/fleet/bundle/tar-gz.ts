@@ -3,7 +3,7 @@ import { createGunzip, gzip } from 'node:zlib';
 import { BundleError } from './bundle-error';
 import { BUNDLE_LIMITS, type ArchiveLimits } from './bundle-limits';
 import { TAR_BLOCK as BLOCK, TarParser } from './tar-parser';
-import { quoted } from '../policy/compile/quoted-text';
+import { quoted } from '../../policy/compile/quoted-text';
 
 const gzipAsync = promisify(gzip);
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { parseWith } from '../policy/compile/parse-with';
+import { parseWith } from '../../policy/compile/parse-with';
 import type { BundleEvent } from './bundle-consumer';
-import { verificationKey, type BundleVerification, type VerificationKey } from './bundle-signature';
+import { verificationKey, type BundleVerification, type VerificationKey } from '../bundle/bundle-signature';
 
 export interface BundleConsumerOptions {
   /** Where the bundle is served (`http(s)://.../bundle.tar.gz`): any static server or object store that sends ETags. */

@@ -1,8 +1,8 @@
 import { promisify } from 'node:util';
 import { gzip } from 'node:zlib';
 import { z } from 'zod';
-import { keepProcessAliveUntil } from '../net/keep-process-alive';
-import { parseWith } from '../policy/compile/parse-with';
+import { keepProcessAliveUntil } from '../../net/keep-process-alive';
+import { parseWith } from '../../policy/compile/parse-with';
 import { maskEvent, maskRuleSchema, type MaskRule } from './mask-event';
 import { postGzip } from './post-gzip';
 

@@ -1,5 +1,5 @@
-import type { DataDocument } from '../policy/compile/data-document';
-import { ENTRYPOINT } from '../policy/evaluate/evaluator';
+import type { DataDocument } from '../../policy/compile/data-document';
+import { ENTRYPOINT } from '../../policy/evaluate/evaluator';
 import { builtAtMetadata } from './bundle-build-time';
 import { canonicalJson } from './canonical-json';
 import { signFiles, type BundleSigning } from './bundle-signature';

@@ -1,5 +1,5 @@
 import { BundleError } from './bundle-error';
-import { quotedJson } from '../policy/compile/quoted-text';
+import { quotedJson } from '../../policy/compile/quoted-text';
 
 /**
  * A bundle's build time, written by `svcgate bundle` into the manifest's `metadata.svcgate.builtAt`

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ACTIONS, DATA_SCHEMA_VERSION, POSSESSIONS, type DataDocument } from '../policy/compile/data-document';
-import { EMPTY_CELL_CHARACTER } from '../policy/compile/grant-table';
-import { quoted } from '../policy/compile/quoted-text';
+import { ACTIONS, DATA_SCHEMA_VERSION, POSSESSIONS, type DataDocument } from '../../policy/compile/data-document';
+import { EMPTY_CELL_CHARACTER } from '../../policy/compile/grant-table';
+import { quoted } from '../../policy/compile/quoted-text';
 import { TimeSlice } from './time-slice';
 
 const globs = z.array(z.string());

@@ -1,5 +1,5 @@
-import { boundedExchange } from '../net/bounded-exchange';
-import { shownUrl } from '../net/shown-url';
+import { boundedExchange } from '../../net/bounded-exchange';
+import { shownUrl } from '../../net/shown-url';
 
 /**
  * POSTs a gzip-compressed JSON body and resolves on a 2xx answer, within `timeoutMs` for the

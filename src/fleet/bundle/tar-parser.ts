@@ -1,7 +1,7 @@
 import { BundleError } from './bundle-error';
 import type { ArchiveLimits } from './bundle-limits';
 import { paxPath } from './pax-records';
-import { quoted } from '../policy/compile/quoted-text';
+import { quoted } from '../../policy/compile/quoted-text';
 
 export const TAR_BLOCK = 512;
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { writeCanonicalDigest } from './canonical-json-digest';
 import { updateInSlices } from './sliced-digest';
 import { TimeSlice } from './time-slice';
-import { quoted } from '../policy/compile/quoted-text';
+import { quoted } from '../../policy/compile/quoted-text';
 
 /**
  * The hash algorithms accepted in a bundle signature's file list. OPA also accepts MD5 and SHA-1;

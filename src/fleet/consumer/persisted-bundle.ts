@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BundlePersistError } from './bundle-persist-error';
-import { bundleDigest } from './sliced-digest';
+import { bundleDigest } from '../bundle/sliced-digest';
 
 /**
  * The record kept beside the persisted bundles, and the commit point of a write: it names the

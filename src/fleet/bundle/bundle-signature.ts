@@ -1,10 +1,10 @@
 import { createPrivateKey, createPublicKey, createSecretKey, KeyObject, X509Certificate } from 'node:crypto';
 import { CompactSign, compactVerify } from 'jose';
-import { ConfigError } from '../policy/compile/config-error';
+import { ConfigError } from '../../policy/compile/config-error';
 import { BundleError } from './bundle-error';
 import { BUNDLE_LIMITS } from './bundle-limits';
 import { checkFile, fileHash, FILE_HASHES } from './bundle-hash';
-import { quoted, quotedJson } from '../policy/compile/quoted-text';
+import { quoted, quotedJson } from '../../policy/compile/quoted-text';
 
 /** The JWS algorithms OPA signs bundles with; RS256 is OPA's default. */
 export const SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'HS256', 'HS384', 'HS512'] as const;

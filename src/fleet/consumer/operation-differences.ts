@@ -1,5 +1,5 @@
-import type { OperationFacts } from '../policy/compile/data-document';
-import { quoted } from '../policy/compile/quoted-text';
+import type { OperationFacts } from '../../policy/compile/data-document';
+import { quoted } from '../../policy/compile/quoted-text';
 
 /** Enough to see what is wrong without flooding a log with a whole API. */
 const MAX_LISTED = 10;

@@ -1,19 +1,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ConfigError } from '../policy/compile/config-error';
-import type { DataDocument } from '../policy/compile/data-document';
-import type { DecisionSource, ExpectedApi, PolicySource } from '../policy/evaluate/decision-source';
-import { Evaluator, unavailable, type Decision, type PolicyInput } from '../policy/evaluate/evaluator';
-import { keepProcessAliveUntil } from '../net/keep-process-alive';
-import { shownUrl } from '../net/shown-url';
-import { bundleBuiltAt } from './bundle-build-time';
+import { ConfigError } from '../../policy/compile/config-error';
+import type { DataDocument } from '../../policy/compile/data-document';
+import type { DecisionSource, ExpectedApi, PolicySource } from '../../policy/evaluate/decision-source';
+import { Evaluator, unavailable, type Decision, type PolicyInput } from '../../policy/evaluate/evaluator';
+import { keepProcessAliveUntil } from '../../net/keep-process-alive';
+import { shownUrl } from '../../net/shown-url';
+import { bundleBuiltAt } from '../bundle/bundle-build-time';
 import { bundleConsumerOptions, type BundleConsumerOptions, type ConsumerSettings } from './bundle-consumer-options';
-import { readBundle, type Bundle } from './bundle-reader';
-import { BundleError } from './bundle-error';
+import { readBundle, type Bundle } from '../bundle/bundle-reader';
+import { BundleError } from '../bundle/bundle-error';
 import { BundlePersistError } from './bundle-persist-error';
 import { BundleRollbackError, iso, refuseFutureBuild, refuseRollback, type BundleBuild } from './bundle-rollback';
 import { fetchBundle } from './fetch-bundle';
 import { dataDifferences, operationDifferences } from './operation-differences';
-import { bundleDigest } from './sliced-digest';
+import { bundleDigest } from '../bundle/sliced-digest';
 import { persistBundle, persistCheck, persistedState, type PersistedCandidate, type PersistedCheck, type PersistedState } from './persisted-bundle';
 
 /** What a consumer reports: its status object, `onUpdate` events and the health handler's body. */
