@@ -162,9 +162,9 @@ test_cells_of_two_characters if {
 	})
 	owner := authz.decision with input as {"operation": "GET /pets", "role": "owner"}
 		with data.svcgate.acl as wide
+	owner.possession == "own"
 	vet := authz.decision with input as {"operation": "GET /pets", "role": "vet"}
 		with data.svcgate.acl as wide
-	owner.possession == "own"
 	vet.allow
 	vet.possession == "any"
 }
@@ -216,7 +216,8 @@ test_malformed_role_claim_denies if {
 test_scope_alternative_met_allows if {
 	first := authz.decision with input as {"operation": "GET /records", "role": "vet", "scopes": ["records:read"]}
 		with data.svcgate.acl as api
-	second := authz.decision with input as {"operation": "GET /records", "role": "vet", "scopes": ["records:write", "records:admin"]}
+	second_input := {"operation": "GET /records", "role": "vet", "scopes": ["records:write", "records:admin"]}
+	second := authz.decision with input as second_input
 		with data.svcgate.acl as api
 	first.allow
 	first.scopes == []
