@@ -36,7 +36,7 @@ function typeCheck(blocks: Block[], directory: string): string {
     writeFileSync(join(directory, name), `${code}export {};\n`);
   }
   writeFileSync(join(directory, 'given.d.ts'), [...given].map((item) => `declare const ${item}: any;\n`).join(''));
-  const paths = Object.fromEntries(['policy', 'auth', 'svc', 'fleet'].map((part) => [`svcgate/${part}`, [`src/${part}/index.ts`]]));
+  const paths = Object.fromEntries(['policy', 'auth', 'svc', 'fleet', 'testing'].map((part) => [`svcgate/${part}`, [`src/${part}/index.ts`]]));
   const compilerOptions = { target: 'es2022', module: 'esnext', moduleResolution: 'bundler', allowJs: true, checkJs: true, noEmit: true, strict: false, esModuleInterop: true, skipLibCheck: true, types: ['node'], baseUrl: ROOT, paths };
   writeFileSync(join(directory, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*.mjs', '*.mts', 'given.d.ts'] }));
   try {

@@ -54,15 +54,19 @@ import * as root from 'svcgate';
 import * as policy from 'svcgate/policy';
 import * as auth from 'svcgate/auth';
 import * as svc from 'svcgate/svc';
+import * as testing from 'svcgate/testing';
 const require = createRequire(import.meta.url);
 const cjs = require('svcgate/policy');
 require('svcgate/auth');
 require('svcgate/svc');
+const issuer = await require('svcgate/testing').createTestIssuer({ alg: 'ES256' });
 console.log(JSON.stringify({
   same: cjs.ConfigError === policy.ConfigError && root.Evaluator === policy.Evaluator,
   auth: typeof auth, svc: typeof svc,
+  testing: typeof testing.createTestIssuer,
+  verified: (await issuer.handler()('Bearer ' + (await issuer.sign({ sub: 'u1' })))).sub,
 }));`;
-  expect(JSON.parse(node(['--input-type=module', '-'], script))).toEqual({ same: true, auth: 'object', svc: 'object' });
+  expect(JSON.parse(node(['--input-type=module', '-'], script))).toEqual({ same: true, auth: 'object', svc: 'object', testing: 'function', verified: 'u1' });
 });
 
 test('the svcgate bin runs from the installed package', () => {

@@ -1,0 +1,117 @@
+import { SignJWT, type JWTPayload } from 'jose';
+import { z } from 'zod';
+import { bearerJwt, type BearerJwtHandler } from '../auth/bearer-jwt';
+import type { BearerJwtConfig } from '../auth/bearer-jwt-config';
+import { parseWith } from '../policy/compile/parse-with';
+import { createDpopTestKey, type DpopTestKey } from './dpop-test-key';
+import { generateTestKey, TEST_ALGORITHMS, type TestAlgorithm, type TestKey } from './test-keys';
+
+const FILE = '<createTestIssuer options>';
+/** Long enough for any test, short enough that a leaked test token is soon worthless. */
+const DEFAULT_LIFETIME_SECONDS = 600;
+/** Past the verifier's default clockTolerance (5 s), so an expired token is refused with it. */
+const EXPIRED_SECONDS_AGO = 60;
+
+const optionsSchema = z
+  .object({
+    alg: z.enum(TEST_ALGORITHMS as [TestAlgorithm, ...TestAlgorithm[]], { error: `alg must be one of ${TEST_ALGORITHMS.join(', ')}` }),
+    issuer: z.string().min(1).default('https://issuer.svcgate.test/'),
+    audience: z.string().min(1).default('https://api.svcgate.test'),
+    /** `dpop: true` in the configuration, and a DPoP key for `sign(..., { dpop: true })`. */
+    dpop: z.boolean().default(false),
+  })
+  .strict();
+
+export type TestIssuerOptions = z.input<typeof optionsSchema>;
+
+/** A lifetime or a time from now: seconds, or a jose duration such as '2h'. */
+export type TestDuration = number | string;
+
+export interface SignOptions {
+  /** Expired a minute ago (iat eleven minutes ago). */
+  expired?: boolean;
+  /** Signed by another key of the same algorithm, under the kid of the issuer's key: the signature does not verify. */
+  wrongKey?: boolean;
+  /** aud instead of the configured audience (a wrong audience). */
+  audience?: string | string[];
+  /** exp this long from now instead of 10 minutes. */
+  expiresIn?: TestDuration;
+  /** nbf this long from now (a token not yet valid). */
+  notBefore?: TestDuration;
+  /** More protected header parameters (typ, ...); alg is always the issuer's. */
+  header?: Record<string, unknown>;
+  /** Bound to the issuer's DPoP key (cnf.jkt); needs createTestIssuer({ dpop: true }). */
+  dpop?: boolean;
+}
+
+export interface TestIssuer {
+  readonly alg: TestAlgorithm;
+  /** A bearerJwt configuration that accepts this issuer's tokens: issuer, audience, algorithms and the secret or JWK set. */
+  readonly config: BearerJwtConfig;
+  /** A token: valid by default (iss, aud, iat, exp in 10 minutes); `claims` are added and override these. */
+  sign(claims?: JWTPayload, options?: SignOptions): Promise<string>;
+  /** The DPoP proof for one request with a token signed with `{ dpop: true }`. */
+  dpopProof(method: string, url: string, token: string): Promise<string>;
+  /** bearerJwt(config), for adapters that take a handler. */
+  handler(): BearerJwtHandler;
+}
+
+/**
+ * An issuer in the test's own process: a new key (or secret) for `alg`, the bearerJwt
+ * configuration that trusts it, and tokens signed as a test needs them. Nothing is fetched.
+ */
+export async function createTestIssuer(options: TestIssuerOptions): Promise<TestIssuer> {
+  const settings = parseWith(optionsSchema, options, FILE, [], 'see "Testing your routes" in docs/library-a.md');
+  const { alg, issuer, audience } = settings;
+  const key = await generateTestKey(alg, `${alg.toLowerCase()}-test-key`);
+  const dpopKey = settings.dpop ? await createDpopTestKey() : undefined;
+  let wrongKey: Promise<TestKey> | undefined;
+  const config: BearerJwtConfig = {
+    issuer,
+    audience,
+    algorithms: [alg],
+    ...(key.secret === undefined ? { jwks: { keys: [{ ...key.publicJwk }] } } : { secret: key.secret }),
+    ...(settings.dpop ? { dpop: true } : {}),
+  };
+  return {
+    alg,
+    config,
+    async sign(claims = {}, signOptions = {}) {
+      const signer = signOptions.wrongKey === true ? await (wrongKey ??= generateTestKey(alg, key.kid)) : key;
+      return signToken(signer, { alg, issuer, audience }, claims, signOptions, dpopKey);
+    },
+    dpopProof(method, url, token) {
+      if (dpopKey === undefined) return Promise.reject(new Error('this issuer has no DPoP key: create it with createTestIssuer({ alg, dpop: true })'));
+      return dpopKey.proof(method, url, token);
+    },
+    handler: () => bearerJwt(config),
+  };
+}
+
+interface IssuerIdentity {
+  alg: TestAlgorithm;
+  issuer: string;
+  audience: string;
+}
+
+async function signToken(key: TestKey, identity: IssuerIdentity, claims: JWTPayload, options: SignOptions, dpopKey: DpopTestKey | undefined): Promise<string> {
+  if (options.dpop === true && dpopKey === undefined) throw new Error('sign({ dpop: true }) needs an issuer created with createTestIssuer({ alg, dpop: true })');
+  const now = Math.floor(Date.now() / 1000);
+  const issuedAt = options.expired === true ? now - DEFAULT_LIFETIME_SECONDS - EXPIRED_SECONDS_AGO : now;
+  const payload: JWTPayload = {
+    iss: identity.issuer,
+    aud: options.audience ?? identity.audience,
+    iat: issuedAt,
+    ...(options.dpop === true && dpopKey !== undefined ? { cnf: { jkt: dpopKey.jkt } } : {}),
+    ...claims,
+  };
+  const jwt = new SignJWT(payload).setProtectedHeader({ ...options.header, alg: identity.alg, ...(key.publicJwk === undefined ? {} : { kid: key.kid }) });
+  if (claims.exp === undefined) jwt.setExpirationTime(options.expired === true ? now - EXPIRED_SECONDS_AGO : fromNow(options.expiresIn ?? DEFAULT_LIFETIME_SECONDS, now));
+  if (options.notBefore !== undefined) jwt.setNotBefore(fromNow(options.notBefore, now));
+  return jwt.sign(key.signingKey);
+}
+
+/** jose reads a number as a timestamp and a string as a duration from now; here both are from now. */
+function fromNow(duration: TestDuration, now: number): number | string {
+  return typeof duration === 'number' ? now + duration : duration;
+}
