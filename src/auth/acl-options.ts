@@ -60,14 +60,10 @@ export interface AclOptions {
  * Unlike AclOptions, where an absent `exposeReasons` means "by NODE_ENV", here it is the outcome:
  * required, so that nothing downstream reads an absent value as either answer.
  */
-export interface DecisionOptions {
-  roleBinding?: string;
-  checkOwnership?: CheckOwnership;
-  checkOwnershipTimeoutMs?: number;
-  decisionLog?: DecisionLog;
+export type DecisionOptions = Pick<AclOptions, 'roleBinding' | 'checkOwnership' | 'checkOwnershipTimeoutMs' | 'decisionLog'> & {
   /** Whether 403, 503 and the decision step's 400 bodies state the reasons. */
   exposeReasons: boolean;
-}
+};
 
 /**
  * The options the decision step and the deny's answer need, picked from an adapter's validated

@@ -1,5 +1,5 @@
 import type { Decision } from '../policy/evaluate/evaluator';
-import { exposesReasons, FORBIDDEN_MESSAGE } from './reason-exposure';
+import { exposesReasons, FORBIDDEN_MESSAGE, shownReasons } from './reason-exposure';
 import { tokenErrorDescription } from './token-error-description';
 
 /**
@@ -72,7 +72,7 @@ export class AuthError {
      */
     exposeReasons: boolean = exposesReasons(undefined),
   ) {
-    this.message = exposeReasons ? decision.reasons.join('; ') || 'forbidden' : FORBIDDEN_MESSAGE;
+    this.message = shownReasons(decision, exposeReasons, FORBIDDEN_MESSAGE) || 'forbidden';
   }
 
   /** What a captured stack would start with, for loggers that print `stack` (the host's `printStackTrace`). */

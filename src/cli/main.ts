@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseClaimPath } from '../policy/request/claim-path';
-import type { AnonymousDefault } from '../policy/compile/anonymous-default';
+import { ANONYMOUS_DEFAULTS, type AnonymousDefault } from '../policy/compile/anonymous-default';
 import { compileApi } from '../policy/compile/compile-acl';
 import { loadDocument } from '../policy/compile/load-document';
 import { ConfigError } from '../policy/compile/config-error';
@@ -101,8 +101,6 @@ function compileWithDocument(values: Values, acl = values.acl) {
     ...(values['required-scopes'] === undefined ? {} : { requiredScopes: values['required-scopes'].split(' ').filter((scope) => scope !== '') }),
   });
 }
-
-const ANONYMOUS_DEFAULTS = ['seed', 'none'] as const satisfies readonly AnonymousDefault[];
 
 function build(values: Values, rest: string[]): number {
   if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);

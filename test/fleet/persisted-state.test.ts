@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { consumerFixture, ownerRead, withoutUserRead } from '../helpers/consumer-fixture';
 import { exampleBundle } from '../helpers/bundles';
@@ -169,6 +169,21 @@ test('a temporary file of another process with the same pid (replicas in contain
   expect(existsSync(join(persistDir, 'svcgate/check.json'))).toBe(true);
   // Recent: left alone (only a temporary file older than 10 minutes is a crashed write's).
   expect(existsSync(join(persistDir, `svcgate/check.json.${process.pid}.tmp/in-flight`))).toBe(true);
+});
+
+test('a crashed write\'s temporary file older than 10 minutes is removed once a record is committed; a recent one is left alone', async () => {
+  const persistDir = tempDir();
+  const folder = join(persistDir, 'svcgate');
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, 'check.json.crashed.tmp'), '{}');
+  const elevenMinutesAgo = new Date(Date.now() - 11 * 60_000);
+  utimesSync(join(folder, 'check.json.crashed.tmp'), elevenMinutesAgo, elevenMinutesAgo);
+  writeFileSync(join(folder, 'check.json.in-flight.tmp'), '{}');
+  fixture.server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1' }));
+  const { next } = consumer(persistDir);
+  await next('activated');
+  expect(existsSync(join(folder, 'check.json.crashed.tmp'))).toBe(false);
+  expect(existsSync(join(folder, 'check.json.in-flight.tmp'))).toBe(true);
 });
 
 test('a check time in the future (a clock that was ahead) counts as now: maxAgeSeconds still runs out', async () => {

@@ -1,4 +1,5 @@
 import { BundleError } from './bundle-error';
+import { isPlainObject } from '../../policy/compile/plain-object';
 import { quotedJson } from '../../policy/compile/quoted-text';
 
 /**
@@ -20,16 +21,12 @@ const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
  * there but not a time is refused: a consumer cannot order such a bundle.
  */
 export function bundleBuiltAt(metadata: unknown): number | undefined {
-  const svcgate = isObject(metadata) ? metadata.svcgate : undefined;
-  const builtAt = isObject(svcgate) ? svcgate.builtAt : undefined;
+  const svcgate = isPlainObject(metadata) ? metadata.svcgate : undefined;
+  const builtAt = isPlainObject(svcgate) ? svcgate.builtAt : undefined;
   if (builtAt === undefined) return undefined;
   const time = typeof builtAt === 'string' && ISO_UTC.test(builtAt) ? Date.parse(builtAt) : Number.NaN;
   if (!Number.isFinite(time)) {
     throw new BundleError('ERR_SVCGATE_BUNDLE_MANIFEST', `the manifest's metadata.svcgate.builtAt ${quotedJson(builtAt, 80)} is not an ISO 8601 UTC time (2026-11-26T10:00:00.000Z)`);
   }
   return time;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import type { DataDocument } from '../../policy/compile/data-document';
+import { isPlainObject } from '../../policy/compile/plain-object';
 import { BundleError } from './bundle-error';
 import { BUNDLE_LIMITS } from './bundle-limits';
 import { WASM_ENTRYPOINT } from './bundle-writer';
@@ -84,10 +85,8 @@ function readManifest(bytes: Buffer | undefined): Bundle['manifest'] {
 
 /** Compared field by field, not by serialising `value`, which could be nested deep enough to overflow the stack. */
 function isWasmEntrypoint(value: unknown): boolean {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
-  const keys = Object.keys(value);
-  const entry = value as Record<string, unknown>;
-  return keys.length === 2 && entry.entrypoint === WASM_ENTRYPOINT.entrypoint && entry.module === WASM_ENTRYPOINT.module;
+  if (!isPlainObject(value)) return false;
+  return Object.keys(value).length === 2 && value.entrypoint === WASM_ENTRYPOINT.entrypoint && value.module === WASM_ENTRYPOINT.module;
 }
 
 /** Each data.json sits at its folder's path in `data` (OPA's layout); svcgate's document is `data.svcgate.acl`. */

@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey, createSecretKey, KeyObject, X509Certificate } from 'node:crypto';
 import { CompactSign, compactVerify } from 'jose';
 import { ConfigError } from '../../policy/compile/config-error';
+import { isPlainObject } from '../../policy/compile/plain-object';
 import { BundleError } from './bundle-error';
 import { BUNDLE_LIMITS } from './bundle-limits';
 import { checkFile, fileHash, FILE_HASHES } from './bundle-hash';
@@ -121,7 +122,7 @@ function readSignatures(bytes: Uint8Array): string[] {
 function readPayload(payload: Uint8Array): { files: unknown; keyid?: unknown; scope?: unknown } {
   try {
     const value = JSON.parse(Buffer.from(payload).toString('utf8')) as unknown;
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as { files: unknown };
+    if (isPlainObject(value)) return value as { files: unknown };
   } catch {
     // Reported below: a signed payload that is not a JSON object is as bad as a forged one.
   }

@@ -393,7 +393,8 @@ class HashWriter {
   }
 
   text(value: string): void {
-    this.bytes(Buffer.from(value, 'utf8'), 0, Buffer.byteLength(value, 'utf8'));
+    const encoded = Buffer.from(value, 'utf8');
+    this.bytes(encoded, 0, encoded.length);
   }
 
   flush(): void {

@@ -294,7 +294,7 @@ export class BundleConsumer implements PolicySource, DecisionSource {
       return this.stillRefused();
     }
     try {
-      await this.activate(bytes, digest, etag, 'server');
+      await this.install(await this.open(bytes), digest, etag, 'server');
     } catch (error) {
       const refusal = { code: codeOf(error), message: messageOf(error) };
       if (isRefusal(error)) this.refused = { digest, etag, error: refusal };
@@ -325,10 +325,6 @@ export class BundleConsumer implements PolicySource, DecisionSource {
   private checked(): void {
     this.checkedAt = Date.now();
     this.state.lastSuccessfulRequest = new Date(this.checkedAt).toISOString();
-  }
-
-  private async activate(bytes: Buffer, digest: string, etag: string | undefined, from: 'server' | 'persisted'): Promise<void> {
-    await this.install(await this.open(bytes), digest, etag, from);
   }
 
   /** Verifies and reads the bundle, with its build time (not too far ahead of the clock). */

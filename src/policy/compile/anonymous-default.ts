@@ -12,12 +12,13 @@ export type AnonymousDefault = 'seed' | 'none';
 
 /** Where an OpenAPI document chooses the default: svcAclOpenApi writes `none` there, so a bundle built from it decides as svcAcl does. */
 export const ANONYMOUS_DEFAULT_KEY = 'x-acl-anonymous-default';
-const CHOICES: readonly unknown[] = ['seed', 'none'] satisfies AnonymousDefault[];
+/** Every choice, for the CLI's check of --anonymous-default. */
+export const ANONYMOUS_DEFAULTS = ['seed', 'none'] as const satisfies readonly AnonymousDefault[];
 
 /** The compile option when given, else the document's choice, else the seed's rule; anything else is a ConfigError. */
 export function anonymousDefaultOf(option: unknown, document: Record<string, unknown>, documentFile: string): AnonymousDefault {
   const [value, file, path] = option !== undefined ? [option, '<compileAcl options>', '$.anonymousDefault'] : [document[ANONYMOUS_DEFAULT_KEY] ?? 'seed', documentFile, `$["${ANONYMOUS_DEFAULT_KEY}"]`];
-  if (CHOICES.includes(value)) return value as AnonymousDefault;
+  if ((ANONYMOUS_DEFAULTS as readonly unknown[]).includes(value)) return value as AnonymousDefault;
   const shown = typeof value === 'string' ? quoted(value, 40) : typeof value;
   throw new ConfigError(file, path, `the anonymous default is ${shown}`, "write 'seed' (the built-in grant) or 'none' (anonymous gets only what the ACL declares)");
 }
