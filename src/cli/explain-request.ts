@@ -5,7 +5,7 @@ import { Evaluator, type Decision, type PolicyInput } from '../policy/evaluate/e
 import { createOperationMatcher } from '../policy/request/match-operation';
 import { readTarget } from '../policy/request/read-target';
 import { RequestValidationError } from '../policy/request/request-validation-error';
-import { prefixedMatcher } from '../auth/server-prefixes';
+import { prefixedMatcher } from '../hosts/express/server-prefixes';
 import { formatScopes } from './audit-matrix';
 import { UsageError } from './usage-error';
 

@@ -1,5 +1,5 @@
 import type { ZodType } from 'zod';
-import type { RequestAuth } from '../auth/guard-request';
+import type { RequestAuth } from '../guard/guard-request';
 import { publicMethods } from './class-chain';
 import { readInternal, readSchemas } from './class-statics';
 import { httpMethodOf, type HttpMethod } from './http-method';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { aclOptionsShape, decisionOptions, policySourceSchema, type AclOptions } from '../auth/acl-options';
-import type { BearerJwtHandler } from '../auth/bearer-jwt';
-import '../auth/express-request';
-import { answerRefusal, guardRequest, type Guard, type GuardedRequest } from '../auth/guard-request';
-import { sameValues } from '../auth/same-values';
+import { aclOptionsShape, decisionOptions, policySourceSchema, type AclOptions } from '../guard/acl-options';
+import type { BearerJwtHandler } from '../token/bearer-jwt';
+import '../guard/express-request';
+import { answerRefusal, guardRequest, type Guard, type GuardedRequest } from '../guard/guard-request';
+import { sameValues } from '../guard/same-values';
 import { ownProperty } from '../policy/request/build-input';
 import { claimPathSchema } from '../policy/request/claim-path';
 import { ANONYMOUS_DEFAULT_KEY, type AnonymousDefault } from '../policy/compile/anonymous-default';

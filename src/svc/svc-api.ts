@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import '../auth/express-request';
+import '../guard/express-request';
 import { answerFor, asError, logEntryFor } from './errors';
 import { readsBody } from './http-method';
 import { isPlainObject, resolveInterceptors, type Interceptor, type InterceptorMap, type SvcResponse } from './interceptors';

@@ -1,7 +1,7 @@
 import { SignJWT, type JWTPayload } from 'jose';
 import { z } from 'zod';
-import { bearerJwt, type BearerJwtHandler } from '../auth/bearer-jwt';
-import type { BearerJwtConfig } from '../auth/bearer-jwt-config';
+import { bearerJwt, type BearerJwtHandler } from '../token/bearer-jwt';
+import type { BearerJwtConfig } from '../token/bearer-jwt-config';
 import { parseWith } from '../policy/compile/parse-with';
 import { createDpopTestKey, type DpopTestKey } from './dpop-test-key';
 import { generateTestKey, TEST_ALGORITHMS, type TestAlgorithm, type TestKey } from './test-keys';

@@ -1,4 +1,4 @@
-import { DPOP_PROOF_ERROR } from './dpop-proof';
+import { DPOP_PROOF_ERROR } from './dpop/dpop-proof';
 import { isOtherScheme } from './errors';
 
 /** The schemes a bearerJwt handler accepts, as its 401s offer them (RFC 6750, 3; RFC 9449, 7.1). */

@@ -1,8 +1,8 @@
 import { createPublicKey, KeyObject, type JsonWebKey } from 'node:crypto';
 import { createLocalJWKSet, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
-import { shownUrl } from '../net/shown-url';
-import { ConfigError } from '../policy/compile/config-error';
+import { shownUrl } from '../../net/shown-url';
+import { ConfigError } from '../../policy/compile/config-error';
 import { algorithmsForKey } from './algorithms';
 import { fetchJsonBounded, MAX_DOCUMENT_BYTES, RemoteJsonError } from './fetch-json-bounded';
 

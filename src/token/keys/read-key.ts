@@ -1,6 +1,6 @@
 import { createPublicKey, createSecretKey, KeyObject } from 'node:crypto';
 import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
-import { ConfigError } from '../policy/compile/config-error';
+import { ConfigError } from '../../policy/compile/config-error';
 import { algorithmsForKey, algorithmsForKeyType, describeKey, HMAC_ALGORITHMS } from './algorithms';
 import { detectKeyMaterial, type KeyMaterial } from './detect-key-material';
 

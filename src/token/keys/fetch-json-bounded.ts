@@ -1,5 +1,5 @@
-import { boundedExchange, readBounded } from '../net/bounded-exchange';
-import { shownUrl } from '../net/shown-url';
+import { boundedExchange, readBounded } from '../../net/bounded-exchange';
+import { shownUrl } from '../../net/shown-url';
 
 /** A provider's metadata or key set is a few KiB; an answer of more is refused before it is parsed. */
 export const MAX_DOCUMENT_BYTES = 1024 * 1024;

@@ -1,4 +1,4 @@
-import { ConfigError } from '../policy/compile/config-error';
+import { ConfigError } from '../../policy/compile/config-error';
 import { ASYMMETRIC_ALGORITHMS } from './algorithms';
 import { discoveredKeys } from './discovery';
 import { DEFAULT_TIMINGS, remoteKeys, type KeySetTimings, type KeySource } from './key-set';

@@ -1,4 +1,4 @@
-import { shownUrl } from '../net/shown-url';
+import { shownUrl } from '../../net/shown-url';
 import { ASYMMETRIC_ALGORITHMS } from './algorithms';
 import { fetchJsonBounded, MAX_DOCUMENT_BYTES, RemoteJsonError, type FetchLimits } from './fetch-json-bounded';
 import { checkKeySet, KeySetUnavailableError, RemoteKeySet, unavailableProblem, type KeySetTimings, type KeySource } from './key-set';

@@ -1,4 +1,4 @@
-import { describe } from './challenge';
+import { describe } from '../../token/challenge';
 
 /**
  * A ready `middleware.error.customHandler` for @oas-tools/core: every token verification failure

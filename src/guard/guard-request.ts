@@ -6,16 +6,16 @@ import type { OperationMatch } from '../policy/request/match-operation';
 import type { RequestValidationError } from '../policy/request/request-validation-error';
 import type { DecisionOptions } from './acl-options';
 import { authorize, type AuthorizeResult, type HostReading } from './authorize';
-import type { BearerJwtHandler } from './bearer-jwt';
-import { challengesOf, describe } from './challenge';
-import { isOtherScheme } from './errors';
+import type { BearerJwtHandler } from '../token/bearer-jwt';
+import { challengesOf, describe } from '../token/challenge';
+import { isOtherScheme } from '../token/errors';
 import { logAuthenticationFailure } from './decision-log';
 import { filterAttributes } from './filter-attributes';
 import { FORBIDDEN_MESSAGE, shownReasons, UNAVAILABLE_MESSAGE } from './reason-exposure';
 import { insufficientScopeChallenge } from './scope-challenge';
 import { thenOrNow } from '../policy/evaluate/then-or-now';
-import { verifyForRequest, type Verification } from './scheme-handler';
-import { verificationRequest } from './verification-request';
+import { verifyForRequest, type Verification } from '../token/scheme-handler';
+import { verificationRequest } from '../token/verification-request';
 
 const NO_BEARER = 'this operation needs a bearer token';
 

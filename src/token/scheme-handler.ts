@@ -1,8 +1,8 @@
 import type { VerifiedPayload } from '../policy/request/build-input';
 import { readCredentials } from './authorization-header';
 import { attachChallenges, bareChallenges, failureChallenges, type SchemeOffer } from './challenge';
-import type { DpopSettings } from './dpop-options';
-import { checkBearerUse, dpopProofCheck } from './dpop-proof';
+import type { DpopSettings } from './dpop/dpop-options';
+import { checkBearerUse, dpopProofCheck } from './dpop/dpop-proof';
 import { thenOrNow } from '../policy/evaluate/then-or-now';
 import { pendingVerification } from './pending-verification';
 import type { VerificationRequest } from './verification-request';

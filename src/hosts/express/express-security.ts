@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
-import { ConfigError } from '../policy/compile/config-error';
-import { answerWithin } from '../policy/evaluate/answer-within';
-import type { OperationFacts } from '../policy/compile/data-document';
-import { operationSecurity, type SecurityRequirement } from './security-alternatives';
+import { ConfigError } from '../../policy/compile/config-error';
+import { answerWithin } from '../../policy/evaluate/answer-within';
+import type { OperationFacts } from '../../policy/compile/data-document';
+import { operationSecurity, type SecurityRequirement } from '../../guard/security-alternatives';
 
 /** Checks one non-bearer scheme of the document (an API key, a session...): truthy means satisfied. */
 export type SchemeCheck = (req: IncomingMessage) => unknown;

@@ -1,5 +1,5 @@
 import { decodeJwt, type JWTVerifyOptions } from 'jose';
-import { JsonWebTokenError } from './errors';
+import { JsonWebTokenError } from '../errors';
 import type { KeySource } from './key-set';
 
 /** What verifies the tokens of one accepted issuer (or list of issuers): its keys and its checks. */

@@ -1,5 +1,5 @@
-import type { OperationFacts } from '../policy/compile/data-document';
-import { createOperationMatcher, type OperationMatch } from '../policy/request/match-operation';
+import type { OperationFacts } from '../../policy/compile/data-document';
+import { createOperationMatcher, type OperationMatch } from '../../policy/request/match-operation';
 
 /**
  * The path prefixes the API is served under, from `servers[].url` (variables at their default or

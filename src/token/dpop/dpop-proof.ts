@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, jwtVerify } from 'jose';
-import type { VerifiedPayload } from '../policy/request/build-input';
+import type { VerifiedPayload } from '../../policy/request/build-input';
 import type { DpopSettings } from './dpop-options';
-import { JsonWebTokenError } from './errors';
+import { JsonWebTokenError } from '../errors';
 import { ReplayCache } from './replay-cache';
 import { normalizedTargetPath, normalizedUri } from './request-uri';
-import type { VerificationRequest } from './verification-request';
+import type { VerificationRequest } from '../verification-request';
 
 /** The code of every refused proof; the adapters answer it with `DPoP error="invalid_dpop_proof"`. */
 export const DPOP_PROOF_ERROR = 'ERR_SVCGATE_DPOP_PROOF';

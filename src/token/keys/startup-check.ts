@@ -1,4 +1,4 @@
-import { keepProcessAliveUntil } from '../net/keep-process-alive';
+import { keepProcessAliveUntil } from '../../net/keep-process-alive';
 import { unavailableProblem, type KeySource, type StartupProblem } from './key-set';
 
 /**

@@ -3,10 +3,10 @@ import type { VerifiedPayload } from '../policy/request/build-input';
 import { deepFreeze, LruCache } from '../policy/evaluate/lru-cache';
 import { readBearerJwtConfig, type BearerJwtConfig } from './bearer-jwt-config';
 import { JsonWebTokenError } from './errors';
-import { issuerChooser, type IssuerVerifier } from './choose-issuer';
-import type { KeySource } from './key-set';
+import { issuerChooser, type IssuerVerifier } from './keys/choose-issuer';
+import type { KeySource } from './keys/key-set';
 import { schemeHandler, type SchemeHandler } from './scheme-handler';
-import { startupCheck } from './startup-check';
+import { startupCheck } from './keys/startup-check';
 import { tokenErrorDescription } from './token-error-description';
 
 /**
