@@ -3,6 +3,7 @@ import { claimPathSchema } from '../policy/request/claim-path';
 import type { CheckOwnership } from '../policy/evaluate/decide';
 import type { PolicySource } from '../policy/evaluate/decision-source';
 import type { DecisionLog } from './decision-log';
+import { errorAnswersSchema, type ErrorAnswers } from './error-answers';
 import { exposesReasons } from './reason-exposure';
 
 /** A policy source: anything with `connect(api)`, as bundleConsumer and remoteOpa return. */
@@ -27,6 +28,7 @@ export const aclOptionsShape = {
   decisionCacheSize: z.number().int().nonnegative({ error: 'decisionCacheSize must be a whole number, 0 for no cache' }).optional(),
   strict: z.boolean({ error: 'strict must be true or false' }).optional(),
   exposeReasons: z.boolean({ error: 'exposeReasons must be true or false' }).optional(),
+  errors: errorAnswersSchema.optional(),
 };
 
 export interface AclOptions {
@@ -53,6 +55,13 @@ export interface AclOptions {
    * created (read once, then).
    */
   exposeReasons?: boolean;
+  /**
+   * How refusals (400, 401, 403, 404, 503) are answered: `'json'` (the default)
+   * `{ error, message, code }`; `'problem'`, RFC 9457 `application/problem+json`; `'next'`, the
+   * headers set on the response and the error (a SvcgateHttpError) passed to `next()` for the
+   * app's error handler. Statuses and headers are the same in every mode.
+   */
+  errors?: ErrorAnswers;
 }
 
 /**
@@ -63,6 +72,8 @@ export interface AclOptions {
 export type DecisionOptions = Pick<AclOptions, 'roleBinding' | 'checkOwnership' | 'checkOwnershipTimeoutMs' | 'decisionLog'> & {
   /** Whether 403, 503 and the decision step's 400 bodies state the reasons. */
   exposeReasons: boolean;
+  /** How refusals are answered; settled to 'json' when not given. */
+  errors: ErrorAnswers;
 };
 
 /**
@@ -76,5 +87,6 @@ export function decisionOptions(config: AclOptions): DecisionOptions {
     checkOwnershipTimeoutMs: config.checkOwnershipTimeoutMs,
     decisionLog: config.decisionLog,
     exposeReasons: exposesReasons(config.exposeReasons),
+    errors: config.errors ?? 'json',
   };
 }

@@ -7,17 +7,15 @@ import type { RequestValidationError } from '../policy/request/request-validatio
 import type { DecisionOptions } from './acl-options';
 import { authorize, type AuthorizeResult, type HostReading } from './authorize';
 import type { BearerJwtHandler } from '../token/bearer-jwt';
-import { challengesOf, describe } from '../token/challenge';
+import { describe } from '../token/challenge';
 import { isOtherScheme } from '../token/errors';
 import { logAuthenticationFailure } from './decision-log';
+import { answerError } from './error-answers';
 import { filterAttributes } from './filter-attributes';
-import { FORBIDDEN_MESSAGE, shownReasons, UNAVAILABLE_MESSAGE } from './reason-exposure';
-import { insufficientScopeChallenge } from './scope-challenge';
+import { credentialsMissing, credentialsRefused, NO_BEARER, NO_CREDENTIALS, policyDenied, policyUnavailable, requestRefused } from './refusal-errors';
 import { thenOrNow } from '../policy/evaluate/then-or-now';
 import { verifyForRequest, type Verification } from '../token/scheme-handler';
 import { verificationRequest } from '../token/verification-request';
-
-const NO_BEARER = 'this operation needs a bearer token';
 
 /** What an allowed request carries on to the route handler. */
 export interface RequestAuth {
@@ -36,25 +34,28 @@ export interface Guard {
   options: DecisionOptions;
 }
 
+/** Where a refusal goes with `errors: 'next'`: the host's next(). */
+export type PassOn = (error: unknown) => void;
+
 /**
- * Verifies, decides and, on a deny, answers: 401 with an RFC 6750 (and RFC 9449) challenge that
- * says why, logged as a deny, or 403, as JSON.
- * True when the request may go on, with `req.auth` set. With `anonymous`, the token is not read:
+ * Verifies, decides and, on a deny, answers as `guard.options.errors` says (see answerError): 401
+ * with an RFC 6750 (and RFC 9449) challenge that says why, logged as a deny, 403, 400 or 503.
+ * True when the request may go on, with `req.auth` set; false when it was refused. With `anonymous`, the token is not read:
  * the request met none of the requirements the bearer scheme is part of. Immediate, without a
  * promise, when nothing has to be awaited (a token verified before, an in-process decision, no
  * ownership callback), so that the common request is answered within the turn that read it.
  */
-export function guardRequest(guard: Guard, found: OperationMatch, req: GuardedRequest, res: ServerResponse, anonymous = false, host?: HostReading): boolean | Promise<boolean> {
+export function guardRequest(guard: Guard, found: OperationMatch, req: GuardedRequest, res: ServerResponse, next: PassOn, anonymous = false, host?: HostReading): boolean | Promise<boolean> {
   // anonymous: the request met no security requirement that the token could complete (see express-security).
   const header = anonymous ? undefined : req.headers.authorization;
-  const decideFor = (caller: Caller) => decideAndAnswer(guard, found, req, res, caller, host);
-  if (!found.operation.secured || header === undefined) return decideFor({ payload: undefined, credentials: header, missing: NO_BEARER });
+  const decideFor = (caller: Caller) => decideAndAnswer(guard, found, req, res, next, caller, host);
+  if (!found.operation.secured || header === undefined) return decideFor({ payload: undefined, credentials: header, missing: NO_BEARER, code: NO_CREDENTIALS });
   const failed = (error: unknown): boolean | Promise<boolean> => {
     // RFC 6750, 3.1: credentials of another scheme are no bearer credentials; the request is decided as one without any.
-    if (isOtherScheme(error)) return decideFor({ payload: undefined, credentials: undefined, missing: describe(error) });
-    const description = describe(error);
-    logAuthenticationFailure(guard.options.decisionLog, guard.evaluator, found.key, description);
-    answerJson(res, 401, 'Unauthorized', description, challengesOf(error));
+    if (isOtherScheme(error)) return decideFor({ payload: undefined, credentials: undefined, missing: describe(error), code: (error as { code: string }).code });
+    const refusal = credentialsRefused(error);
+    logAuthenticationFailure(guard.options.decisionLog, guard.evaluator, found.key, refusal.description);
+    answerError(res, refusal, guard.options.errors, next);
     return false;
   };
   let verified: Verification;
@@ -63,7 +64,7 @@ export function guardRequest(guard: Guard, found: OperationMatch, req: GuardedRe
   } catch (error) {
     return failed(error);
   }
-  return thenOrNow(verified, (payload) => decideFor({ payload, credentials: header, missing: NO_BEARER }), failed);
+  return thenOrNow(verified, (payload) => decideFor({ payload, credentials: header, missing: NO_BEARER, code: NO_CREDENTIALS }), failed);
 }
 
 /** What the guard knows of the caller: the verified payload, or why there is none. */
@@ -73,26 +74,26 @@ interface Caller {
   credentials: string | undefined;
   /** Why a request without bearer credentials has none, when it sent another scheme's. */
   missing: string;
+  /** The code of the 401 such a request gets: no credentials, or another scheme's. */
+  code: string;
 }
 
-function decideAndAnswer(guard: Guard, found: OperationMatch, req: GuardedRequest, res: ServerResponse, caller: Caller, host: HostReading | undefined): boolean | Promise<boolean> {
+function decideAndAnswer(guard: Guard, found: OperationMatch, req: GuardedRequest, res: ServerResponse, next: PassOn, caller: Caller, host: HostReading | undefined): boolean | Promise<boolean> {
+  const { errors, exposeReasons } = guard.options;
   const answer = ({ decision, refused }: AuthorizeResult): boolean => {
     if (refused) {
-      answerRefusal(res, refused);
+      answerError(res, requestRefused(refused, decision), errors, next);
       return false;
     }
     if (decision.unavailable) {
-      answerUnavailable(res, decision, guard.options.exposeReasons);
+      answerError(res, policyUnavailable(decision, exposeReasons), errors, next);
       return false;
     }
     if (!decision.allow) {
       // RFC 6750, 3.1: a request without credentials gets the bare challenge, no error code.
-      if (caller.credentials === undefined) {
-        // Another verifier than bearerJwt's may come without the challenges.
-        answerJson(res, 401, 'Unauthorized', caller.missing, guard.handler.challenges ?? ['Bearer']);
-      } else {
-        answerJson(res, 403, 'Forbidden', shownReasons(decision, guard.options.exposeReasons, FORBIDDEN_MESSAGE), insufficientScopeChallenge(decision));
-      }
+      // Another verifier than bearerJwt's may come without the challenges.
+      const refusal = caller.credentials === undefined ? credentialsMissing(caller.missing, guard.handler.challenges ?? ['Bearer'], caller.code, decision) : policyDenied(decision, exposeReasons);
+      answerError(res, refusal, errors, next);
       return false;
     }
     // Another layer (a timeout) may have answered while the guard waited: nothing goes on then.
@@ -103,25 +104,4 @@ function decideAndAnswer(guard: Guard, found: OperationMatch, req: GuardedReques
   };
   const pending = authorize(guard.evaluator, found, req, caller.payload, guard.options, host);
   return thenOrNow(pending, answer);
-}
-
-/** 400 for a request the guard will not decide on because it can be read more than one way. */
-export function answerRefusal(res: ServerResponse, error: RequestValidationError): void {
-  answerJson(res, error.status, 'BadRequest', error.message);
-}
-
-/** 503: nothing could decide (no bundle yet, data too old, OPA unreachable); the client may retry. */
-export function answerUnavailable(res: ServerResponse, decision: Decision, exposeReasons: boolean): void {
-  if (res.headersSent) return;
-  res.setHeader('Retry-After', String(decision.unavailable?.retryAfterSeconds ?? 1));
-  answerJson(res, 503, 'ServiceUnavailable', shownReasons(decision, exposeReasons, UNAVAILABLE_MESSAGE));
-}
-
-/** Answers with a JSON error (and its WWW-Authenticate challenges); a response already sent is left alone, as answering twice throws. */
-export function answerJson(res: ServerResponse, status: number, error: string, message: string, challenge?: string | readonly string[]): void {
-  if (res.headersSent) return;
-  if (challenge !== undefined) res.setHeader('WWW-Authenticate', challenge);
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify({ error, message }));
 }

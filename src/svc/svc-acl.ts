@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { aclOptionsShape, decisionOptions, policySourceSchema, type AclOptions } from '../guard/acl-options';
 import type { BearerJwtHandler } from '../token/bearer-jwt';
 import '../guard/express-request';
-import { answerRefusal, guardRequest, type Guard, type GuardedRequest } from '../guard/guard-request';
+import { answerError } from '../guard/error-answers';
+import { guardRequest, type Guard, type GuardedRequest } from '../guard/guard-request';
+import { requestRefused } from '../guard/refusal-errors';
 import { sameValues } from '../guard/same-values';
 import { ownProperty } from '../policy/request/build-input';
 import { claimPathSchema } from '../policy/request/claim-path';
@@ -91,7 +93,7 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
     try {
       readTarget(req.originalUrl);
     } catch (error) {
-      return answerRefusal(res, error as RequestValidationError);
+      return answerError(res, requestRefused(error as RequestValidationError), guardOptions.errors, next);
     }
     const state = res.locals.svc as SvcRequestState;
     let argument: unknown;
@@ -107,7 +109,7 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
       if (config.filterResults) state.resultFilter = (req as GuardedRequest).auth!.filter;
       next();
     };
-    return thenOrNow(guardRequest(guard, found, req, res, false, { confirm, query: state.argument!.query }), goOn);
+    return thenOrNow(guardRequest(guard, found, req, res, next, false, { confirm, query: state.argument!.query }), goOn);
   };
   interceptor[BIND_TO_API] = (openapi, { routes, unrouted }, registeredWith) => {
     if (registeredWith === 'interceptAfter' || registeredWith === 'interceptAllAfter') {

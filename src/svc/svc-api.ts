@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import '../guard/express-request';
+import { SvcgateHttpError } from '../guard/http-errors';
 import { answerFor, asError, logEntryFor } from './errors';
 import { readsBody } from './http-method';
 import { isPlainObject, resolveInterceptors, type Interceptor, type InterceptorMap, type SvcResponse } from './interceptors';
@@ -179,6 +180,9 @@ export class SvcApi {
     });
     app.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
       if (res.headersSent) return next(error);
+      // svcAcl's refusal with errors: 'next', its headers set: for the error handler of the app
+      // this one is mounted in (or Express's own), unless withErrors maps its name.
+      if (error instanceof SvcgateHttpError && !Object.hasOwn(this.statuses, error.name)) return next(error);
       const answer = answerFor(error, this.statuses);
       if (answer.status >= 500) (this.options.logError ?? defaultLog)(...logEntryFor(error));
       res.status(answer.status).json(answer.body);

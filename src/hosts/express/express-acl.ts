@@ -16,7 +16,10 @@ import { scopeListSchema } from '../../policy/compile/scope-requirements';
 import { aclOptionsShape, decisionOptions, policySourceSchema, type AclOptions } from '../../guard/acl-options';
 import type { BearerJwtHandler } from '../../token/bearer-jwt';
 import '../../guard/express-request';
-import { answerJson, answerRefusal, guardRequest, type Guard, type GuardedRequest } from '../../guard/guard-request';
+import { answerError } from '../../guard/error-answers';
+import { guardRequest, type Guard, type GuardedRequest } from '../../guard/guard-request';
+import { NotFoundError } from '../../guard/http-errors';
+import { requestRefused } from '../../guard/refusal-errors';
 import { readSecurity, securityPlans, type SchemeCheck } from './express-security';
 import { prefixedMatcher } from './server-prefixes';
 
@@ -77,8 +80,8 @@ const optionsSchema = z
 
 /**
  * Express middleware (4 and 5) that guards the operations of an OpenAPI document: it matches the
- * request to its operation, verifies the bearer token, asks the policy, and answers 401 or 403 as
- * JSON, or calls next() with `req.auth` set.
+ * request to its operation, verifies the bearer token, asks the policy, and answers 401 or 403
+ * (as its `errors` option says), or calls next() with `req.auth` set.
  */
 export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: Response, next: (error?: unknown) => void) => void {
   const config = parseWith(optionsSchema, options, FILE, [], 'see bearerJwtAcl in docs/library-a.md');
@@ -110,19 +113,20 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
       pathname = routedPath(req);
       found = find(req.method ?? 'GET', pathname);
     } catch (error) {
-      if (error instanceof RequestValidationError) return answerRefusal(res, error);
+      if (error instanceof RequestValidationError) return answerError(res, requestRefused(error), guard.options.errors, next);
       return next(error);
     }
     if (!found) {
       if (config.unknownOperations === 'pass') return next();
-      return answerJson(res, 404, 'NotFound', `no operation of the API matches ${req.method} ${pathname}`);
+      const notFound = new NotFoundError({ code: 'ERR_SVCGATE_NO_OPERATION', description: `no operation of the API matches ${req.method} ${pathname}` });
+      return answerError(res, notFound, guard.options.errors, next);
     }
     const plan = plans.get(found.key);
-    if (plan === undefined) return thenOrNow(guardRequest(guard, found, req, res), (allowed) => goOn(allowed, next));
+    if (plan === undefined) return thenOrNow(guardRequest(guard, found, req, res, next), (allowed) => goOn(allowed, next));
     const operation = found;
     return readSecurity(plan, config.otherSchemes, req).then((reading) => {
       if (reading === 'alternative') return next();
-      return thenOrNow(guardRequest(guard, operation, req, res, reading === 'anonymous'), (allowed) => goOn(allowed, next));
+      return thenOrNow(guardRequest(guard, operation, req, res, next, reading === 'anonymous'), (allowed) => goOn(allowed, next));
     });
   }
 }

@@ -14,13 +14,12 @@ import { readTarget } from '../../policy/request/read-target';
 import { RequestValidationError } from '../../policy/request/request-validation-error';
 import { aclOptionsShape, decisionOptions, policySourceSchema, type DecisionOptions } from '../../guard/acl-options';
 import { authorize } from '../../guard/authorize';
-import { attachChallenges, attachedChallenges, challengesOf, describe } from '../../token/challenge';
+import { attachedChallenges, challengesOf, describe } from '../../token/challenge';
 import { logAuthenticationFailure } from '../../guard/decision-log';
-import { AuthError } from '../../guard/auth-error';
-import { SecurityError } from '../../token/errors';
+import { answerError } from '../../guard/error-answers';
+import type { SvcgateHttpError } from '../../guard/http-errors';
+import { credentialsMissing, credentialsRefused, NO_BEARER, NO_CREDENTIALS, policyDenied, policyUnavailable, requestRefused } from '../../guard/refusal-errors';
 import { filterAttributes } from '../../guard/filter-attributes';
-import { answerUnavailable } from '../../guard/guard-request';
-import { insufficientScopeChallenge } from '../../guard/scope-challenge';
 import { completeVerification, isPendingVerification, pendingChallenges, startCompletingVerifications } from '../../token/pending-verification';
 import { sameValues } from '../../guard/same-values';
 import { operationSecurity, schemesWithoutBearer } from '../../guard/security-alternatives';
@@ -132,7 +131,7 @@ export class BearerJWT {
     const template = openApiTemplate(path);
     // What to check for each method the route can be called with, worked out here, once.
     const checksByMethod = new Map(METHODS.map((method) => [method.toUpperCase(), this.checksFor(method, template, item)]));
-    const decideRequest: Handler = (req, res, next) => void this.handle(checksByMethod.get(req.method ?? 'GET') ?? [], req, res, next);
+    const decideRequest: Handler = (req, res, next) => void this.handle(checksByMethod.get(req.method ?? 'GET') ?? [], template, req, res, next);
     const addChallenge: ErrorHandler = (error, req, res, next) => this.challenge(checksByMethod.get(req.method ?? 'GET') ?? [], template, error, req, res, next);
     // Every request walks the layers of the paths before its own, so each route gets one layer
     // for all its methods (app.route), not one per method.
@@ -162,62 +161,72 @@ export class BearerJWT {
     return checks;
   }
 
-  private async handle(checks: Check[], req: Request, res: Response, next: Next): Promise<void> {
+  private async handle(checks: Check[], template: string, req: Request, res: Response, next: Next): Promise<void> {
     // @oas-tools/core 3.1.0 calls next() again after its security step has sent a 401.
     if (res.headersSent) return;
     let withoutCredentials: ReadonlyMap<string, readonly string[]> | undefined;
     try {
       if (hasPending(res.locals.oas?.security)) withoutCredentials = await completePending(res.locals.oas!.security!, req);
     } catch (error) {
-      // The handler's SecurityError or JsonWebTokenError: the host answers 401, challenge() adds the header.
-      return next(error);
+      // The handler's SecurityError or JsonWebTokenError: a 401 with its challenge, as the error layer answers the host's.
+      return this.challenge(checks, template, error, req, res, next);
     }
+    const { exposeReasons } = this.options;
     try {
       if (checks.length > 0) readTarget(req.originalUrl ?? req.url ?? '/');
       const oas = res.locals.oas;
       for (const { guard, key, operation, alternatives } of checks) {
         if (metAlternative(oas?.security, alternatives)) continue;
         const payload = verifiedPayload(oas?.security, guard.scheme);
-        if (payload === null) return next(new AuthError(denied('the security handler gave no payload object'), this.options.exposeReasons));
+        if (payload === null) return this.refuse(res, policyDenied(denied('the security handler gave no payload object'), exposeReasons), next);
         const confirm = (input: PolicyInput) => sameValues(operation, input, (param) => ownProperty(param.in === 'body' ? oas?.body : oas?.params, param.name), '@oas-tools/core');
         const pending = authorize(guard.evaluator, { key, operation, pathParams: req.params ?? {} }, req, payload, this.options, { confirm });
         const { decision, refused } = pending instanceof Promise ? await pending : pending;
-        if (refused) return next(refused);
-        if (decision.unavailable) return answerUnavailable(res, decision, this.options.exposeReasons);
+        if (refused) return this.refuse(res, requestRefused(refused, decision), next);
+        if (decision.unavailable) return this.refuse(res, policyUnavailable(decision, exposeReasons), next);
         if (!decision.allow) {
           const challenges = withoutCredentials?.get(guard.scheme);
+          if (challenges === undefined) return this.refuse(res, policyDenied(decision, exposeReasons), next);
           // As @oas-tools/core answers a missing header for an http scheme: 401, not 403.
-          if (challenges !== undefined) return next(attachChallenges(new SecurityError('no credentials', 'this operation needs a bearer token'), challenges));
-          return next(new AuthError(decision, this.options.exposeReasons));
+          logAuthenticationFailure(this.options.decisionLog, guard.evaluator, key, NO_BEARER);
+          return this.refuse(res, credentialsMissing(NO_BEARER, challenges, NO_CREDENTIALS, decision), next);
         }
         (res.locals.oas ??= {}).acl = toLocals(decision);
       }
       next();
     } catch (error) {
-      if (error instanceof RequestValidationError) return next(error);
-      next(new AuthError(denied(`authorization failed: ${error instanceof Error ? error.message : String(error)}`), this.options.exposeReasons));
+      if (error instanceof RequestValidationError) return this.refuse(res, requestRefused(error), next);
+      this.refuse(res, policyDenied(denied(`authorization failed: ${error instanceof Error ? error.message : String(error)}`), exposeReasons), next);
     }
   }
 
   /**
-   * The challenge on the 401s of the security step (and of completed verifications), which
-   * @oas-tools/core sends without one, and their decision log event: those 401s are raised
-   * before the route layer, so this error layer is where they are seen. Also the RFC 6750
-   * insufficient_scope challenge on the 403 of a deny for scopes.
+   * Answers a refusal as the `errors` option says. Answered here, the host's error handler never
+   * sees it; with `'next'` it travels on, through the error layers of the paths after, to the
+   * app's error middleware (the host's own error handler turned off) or to a customHandler.
+   */
+  private refuse(res: Response, error: SvcgateHttpError, next: Next): void {
+    answerError(res, error, this.options.errors, next);
+  }
+
+  /**
+   * The 401s of the security step (and of completed verifications), which @oas-tools/core
+   * raises as SecurityError or JsonWebTokenError before the route layer, so that this error layer
+   * is where they are seen: logged, and answered as every other refusal, with the challenge the
+   * host would not send. Errors of operations no bearer guard decides keep the host's answer,
+   * with the challenge added.
    */
   private challenge(checks: Check[], template: string, error: unknown, req: Request, res: Response, next: Next): void {
-    const scopeChallenge = error instanceof AuthError ? insufficientScopeChallenge(error.decision) : undefined;
-    if (scopeChallenge !== undefined && !res.headersSent) res.setHeader('WWW-Authenticate', scopeChallenge);
     const name = (error as { name?: unknown } | null)?.name;
-    if (!res.headersSent && (name === 'SecurityError' || name === 'JsonWebTokenError')) {
-      // The host's own SecurityError for a missing header carries no challenges and no description.
-      const withoutCredentials = attachedChallenges(error) === undefined && req.headers.authorization === undefined;
-      res.setHeader('WWW-Authenticate', withoutCredentials ? 'Bearer' : challengesOf(error));
-      const [check] = checks;
-      const evaluator = (check?.guard ?? this.guards[0]!).evaluator;
-      const operation = check?.key ?? operationKey(req.method ?? 'GET', template);
-      logAuthenticationFailure(this.options.decisionLog, evaluator, operation, withoutCredentials ? 'this operation needs a bearer token' : describe(error));
-    }
+    if (res.headersSent || (name !== 'SecurityError' && name !== 'JsonWebTokenError')) return next(error);
+    // The host's own SecurityError for a missing header carries no challenges and no description.
+    const withoutCredentials = attachedChallenges(error) === undefined && req.headers.authorization === undefined;
+    const [check] = checks;
+    const evaluator = (check?.guard ?? this.guards[0]!).evaluator;
+    const operation = check?.key ?? operationKey(req.method ?? 'GET', template);
+    logAuthenticationFailure(this.options.decisionLog, evaluator, operation, withoutCredentials ? NO_BEARER : describe(error));
+    if (check !== undefined) return this.refuse(res, withoutCredentials ? credentialsMissing(NO_BEARER, 'Bearer', NO_CREDENTIALS) : credentialsRefused(error), next);
+    res.setHeader('WWW-Authenticate', withoutCredentials ? 'Bearer' : challengesOf(error));
     next(error);
   }
 }
