@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseClaimPath } from '../policy/request/claim-path';
 import { ANONYMOUS_DEFAULTS, type AnonymousDefault } from '../policy/compile/anonymous-default';
@@ -37,13 +37,14 @@ const OPTIONS = {
   'signing-alg': { type: 'string' },
   'signing-key-id': { type: 'string' },
   'signing-scope': { type: 'string' },
+  junit: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-/** Exit codes: 0 done (explain: allowed), 1 explain: denied, diff: a change --fail-on names, 2 bad input. */
+/** Exit codes: 0 done (explain: allowed; test: every case passed), 1 explain: denied, diff: a change --fail-on names, test: a case failed, 2 bad input. */
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
   const [command, ...rest] = positionals;
@@ -67,6 +68,8 @@ export async function main(argv: string[]): Promise<number> {
       return audit(values, rest);
     case 'diff':
       return diff(values, rest);
+    case 'test':
+      return permissionTest(values, rest);
     default:
       return bundle(values, rest);
   }
@@ -153,6 +156,23 @@ async function diff(values: Values, rest: string[]): Promise<number> {
   if (failOn === undefined) return 0;
   const failing: Record<(typeof FAIL_ON)[number], string[]> = { widen: ['widened', 'changed'], narrow: ['narrowed', 'changed'], change: ['widened', 'narrowed', 'changed'] };
   return changes.some((change) => failing[failOn as (typeof FAIL_ON)[number]].includes(change.change)) ? 1 : 0;
+}
+
+async function permissionTest(values: Values, rest: string[]): Promise<number> {
+  const [suite, extra] = rest;
+  if (suite === undefined) throw new UsageError('test needs <suite.yaml>');
+  if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`);
+  if (values.junit === '') throw new UsageError('--junit needs a file');
+  // Loaded here: the suite runs an Express app, which no other command needs to load.
+  const [{ runPermissionSuite }, { formatSuiteResult }, { toJUnitXml }] = await Promise.all([import('../testing/run-permission-suite'), import('../testing/suite-report'), import('../testing/junit-report')]);
+  const result = await runPermissionSuite(suite);
+  process.stdout.write(formatSuiteResult(result));
+  if (values.junit !== undefined) {
+    mkdirSync(dirname(resolve(values.junit)), { recursive: true });
+    writeFileSync(values.junit, toJUnitXml(result));
+    process.stdout.write(`wrote ${values.junit}\n`);
+  }
+  return result.ok ? 0 : 1;
 }
 
 async function bundle(values: Values, rest: string[]): Promise<number> {

@@ -1,2 +1,12 @@
 export { createTestIssuer, type TestIssuer, type TestIssuerOptions, type SignOptions, type TestDuration } from './create-test-issuer';
 export { TEST_ALGORITHMS, type TestAlgorithm } from './test-keys';
+export {
+  runPermissionSuite,
+  type RunPermissionSuiteOptions,
+  type PermissionSuiteResult,
+  type PermissionCaseResult,
+  type ObservedOutcome,
+} from './run-permission-suite';
+export type { PermissionSuite, ExpectedOutcome, SuiteStatus, SuiteRequest, SuiteGuardOptions } from './permission-suite-format';
+export { formatSuiteResult } from './suite-report';
+export { toJUnitXml } from './junit-report';
