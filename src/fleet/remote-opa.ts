@@ -2,6 +2,7 @@ import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { z } from 'zod';
 import { parseWith } from '../policy/compile/parse-with';
+import { cachedCopy } from '../policy/evaluate/cached-decisions';
 import { decisionKey } from '../policy/evaluate/decision-key';
 import type { DecisionSource, ExpectedApi, PolicySource } from '../policy/evaluate/decision-source';
 import { decisionFrom, denied, MAX_CACHED_KEY, unavailable, type Decision, type PolicyInput } from '../policy/evaluate/evaluator';
@@ -106,7 +107,7 @@ class RemoteOpa implements DecisionSource {
     const cached = key === undefined ? undefined : this.cache.get(key);
     if (cached !== undefined && cached.expiresAt > Date.now()) return cached.decision;
     return this.ask(input).then((answer) => {
-      if (answer.remember && key !== undefined) this.cache.set(key, { decision: answer.decision, expiresAt: Date.now() + this.settings.cacheTtlMs });
+      if (answer.remember && key !== undefined) this.cache.set(key, { decision: cachedCopy(answer.decision), expiresAt: Date.now() + this.settings.cacheTtlMs });
       return answer.decision;
     });
   }

@@ -1,4 +1,5 @@
 import type { VerifiedPayload } from '../policy/request/build-input';
+import { isCachedDecision } from '../policy/evaluate/cached-decisions';
 import { decide, type DecisionResult } from '../policy/evaluate/decide';
 import type { DecisionSource } from '../policy/evaluate/decision-source';
 import { denied, type PolicyInput } from '../policy/evaluate/evaluator';
@@ -9,6 +10,8 @@ import type { DecisionOptions } from './acl-options';
 import { logDecision } from './decision-log';
 import { shownRefusal } from './reason-exposure';
 import { requestParts, type HttpRequest } from './request-parts';
+import type { DecisionResultName } from '../telemetry/attribute-names';
+import { decisionsWatched, recordDecision } from '../telemetry/record-decision';
 
 /** A decision, or a deny because the request could not be read one way (the adapter answers 400). */
 export interface AuthorizeResult extends DecisionResult {
@@ -40,18 +43,21 @@ export function authorize(
   options: DecisionOptions,
   host?: HostReading,
 ): AuthorizeResult | Promise<AuthorizeResult> {
-  const startedAt = options.decisionLog ? performance.now() : 0;
-  const done = (result: AuthorizeResult): AuthorizeResult => {
+  const watched = decisionsWatched();
+  const startedAt = options.decisionLog || watched ? performance.now() : 0;
+  // faulted: the decision step threw (a deny the policy gave is no fault).
+  const done = (result: AuthorizeResult, faulted = false): AuthorizeResult => {
     const refused = host?.confirm(result.input);
     const final = refused ? { decision: denied(`bad request: ${refused.message}`), input: result.input, refused } : explained(result, payload, options.roleBinding);
     logDecision(options.decisionLog, evaluator, final, startedAt);
+    if (watched) recordDecision({ operation: match.key, result: resultName(final, faulted), decision: final.decision, cacheHit: isCachedDecision(result.decision), source: evaluator, startedAt });
     // The log keeps the refusal's message; the answer names the parameter only where reasons are exposed.
     return final.refused ? { ...final, refused: shownRefusal(final.refused, options.exposeReasons) } : final;
   };
   const failed = (error: unknown): AuthorizeResult => {
     const input = { operation: match.key };
     if (error instanceof RequestValidationError) return done({ decision: denied(`bad request: ${error.message}`), input, refused: error });
-    return done({ decision: denied(`authorization failed: ${error instanceof Error ? error.message : String(error)}`), input });
+    return done({ decision: denied(`authorization failed: ${error instanceof Error ? error.message : String(error)}`), input }, true);
   };
   let pending: DecisionResult | Promise<DecisionResult>;
   try {
@@ -60,6 +66,13 @@ export function authorize(
     return failed(error);
   }
   return thenOrNow(pending, done, failed);
+}
+
+function resultName({ decision, refused }: AuthorizeResult, faulted: boolean): DecisionResultName {
+  if (refused) return 'invalid_request';
+  if (faulted) return 'error';
+  if (decision.unavailable) return 'unavailable';
+  return decision.allow ? 'allow' : 'deny';
 }
 
 /**

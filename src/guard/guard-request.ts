@@ -9,7 +9,7 @@ import { authorize, type AuthorizeResult, type HostReading } from './authorize';
 import type { BearerJwtHandler } from '../token/bearer-jwt';
 import { describe } from '../token/challenge';
 import { isOtherScheme } from '../token/errors';
-import { logAuthenticationFailure } from './decision-log';
+import { reportRefusedCredentials } from './refused-credentials';
 import { answerError } from './error-answers';
 import { filterAttributes } from './filter-attributes';
 import { credentialsMissing, credentialsRefused, NO_BEARER, NO_CREDENTIALS, policyDenied, policyUnavailable, requestRefused } from './refusal-errors';
@@ -54,7 +54,7 @@ export function guardRequest(guard: Guard, found: OperationMatch, req: GuardedRe
     // RFC 6750, 3.1: credentials of another scheme are no bearer credentials; the request is decided as one without any.
     if (isOtherScheme(error)) return decideFor({ payload: undefined, credentials: undefined, missing: describe(error), code: (error as { code: string }).code });
     const refusal = credentialsRefused(error);
-    logAuthenticationFailure(guard.options.decisionLog, guard.evaluator, found.key, refusal.description);
+    reportRefusedCredentials(guard.options.decisionLog, guard.evaluator, found.key, refusal);
     answerError(res, refusal, guard.options.errors, next);
     return false;
   };

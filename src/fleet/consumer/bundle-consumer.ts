@@ -14,6 +14,7 @@ import { BundleRollbackError, iso, refuseFutureBuild, refuseRollback, type Bundl
 import { fetchBundle } from './fetch-bundle';
 import { dataDifferences, operationDifferences } from './operation-differences';
 import { bundleDigest } from '../bundle/sliced-digest';
+import { recordBundleEvent, watchBundle } from '../../telemetry/record-fleet';
 import { persistBundle, persistCheck, persistedState, type PersistedCandidate, type PersistedCheck, type PersistedState } from './persisted-bundle';
 
 /** What a consumer reports: its status object, `onUpdate` events and the health handler's body. */
@@ -111,6 +112,8 @@ export class BundleConsumer implements PolicySource, DecisionSource {
   private readonly activated: Promise<void>;
   private resolveActivated!: () => void;
   private rejectActivated!: (error: Error) => void;
+  /** Takes this consumer off the bundle age gauge. */
+  private readonly unwatch: () => void;
 
   constructor(options: BundleConsumerOptions) {
     this.settings = bundleConsumerOptions(options);
@@ -134,6 +137,7 @@ export class BundleConsumer implements PolicySource, DecisionSource {
     });
     // Rejected only by close(); a process that never asked for ready() must not see that as unhandled.
     this.activated.catch(() => undefined);
+    this.unwatch = watchBundle({ name: this.settings.name, checkedAt: () => this.checkedAt });
     // Started on the next turn, so that an adapter created in the same tick has connected first.
     setImmediate(() => void this.start());
   }
@@ -200,6 +204,7 @@ export class BundleConsumer implements PolicySource, DecisionSource {
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
+    this.unwatch();
     const last = this.state.lastError;
     this.rejectActivated(new BundleConsumerClosedError(`the bundle consumer was closed before a bundle was activated${last ? `; the last error: ${last.message}` : ''}`));
   }
@@ -426,6 +431,8 @@ export class BundleConsumer implements PolicySource, DecisionSource {
   }
 
   private emit(event: BundleEvent): void {
+    const { status } = event;
+    recordBundleEvent({ type: event.type, name: status.name, revision: status.revision, ...(event.type === 'activated' ? { source: status.activatedFrom ?? 'server' } : {}), ...('error' in event ? { error: event.error } : {}) });
     try {
       this.settings.onUpdate?.(event);
     } catch (error) {

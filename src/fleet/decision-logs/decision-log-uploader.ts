@@ -3,6 +3,7 @@ import { gzip } from 'node:zlib';
 import { z } from 'zod';
 import { keepProcessAliveUntil } from '../../net/keep-process-alive';
 import { parseWith } from '../../policy/compile/parse-with';
+import { recordDroppedLogEvents } from '../../telemetry/record-fleet';
 import { maskEvent, maskRuleSchema, type MaskRule } from './mask-event';
 import { postGzip } from './post-gzip';
 
@@ -103,6 +104,7 @@ export function createDecisionLogUploader(options: DecisionLogUploaderOptions): 
     if (over > 0) {
       queue = queue.slice(over);
       dropped += over;
+      recordDroppedLogEvents({ count: over, reason: 'buffer_full' });
     }
   };
 
@@ -120,6 +122,7 @@ export function createDecisionLogUploader(options: DecisionLogUploaderOptions): 
     if (items.length === 1) {
       // One event larger than a batch can never be sent; it must not block those after it.
       dropped += 1;
+      recordDroppedLogEvents({ count: 1, reason: 'too_large' });
       return [];
     }
     const half = Math.ceil(items.length / 2);

@@ -14,9 +14,10 @@ import { readTarget } from '../../policy/request/read-target';
 import { RequestValidationError } from '../../policy/request/request-validation-error';
 import { aclOptionsShape, decisionOptions, policySourceSchema, type DecisionOptions } from '../../guard/acl-options';
 import { authorize } from '../../guard/authorize';
-import { attachedChallenges, challengesOf, describe } from '../../token/challenge';
+import { attachedChallenges, challengesOf } from '../../token/challenge';
 import { logAuthenticationFailure } from '../../guard/decision-log';
 import { answerError } from '../../guard/error-answers';
+import { reportRefusedCredentials } from '../../guard/refused-credentials';
 import type { SvcgateHttpError } from '../../guard/http-errors';
 import { credentialsMissing, credentialsRefused, NO_BEARER, NO_CREDENTIALS, policyDenied, policyUnavailable, requestRefused } from '../../guard/refusal-errors';
 import { filterAttributes } from '../../guard/filter-attributes';
@@ -224,8 +225,9 @@ export class BearerJWT {
     const [check] = checks;
     const evaluator = (check?.guard ?? this.guards[0]!).evaluator;
     const operation = check?.key ?? operationKey(req.method ?? 'GET', template);
-    logAuthenticationFailure(this.options.decisionLog, evaluator, operation, withoutCredentials ? NO_BEARER : describe(error));
-    if (check !== undefined) return this.refuse(res, withoutCredentials ? credentialsMissing(NO_BEARER, 'Bearer', NO_CREDENTIALS) : credentialsRefused(error), next);
+    const refusal = withoutCredentials ? credentialsMissing(NO_BEARER, 'Bearer', NO_CREDENTIALS) : credentialsRefused(error);
+    reportRefusedCredentials(this.options.decisionLog, evaluator, operation, refusal);
+    if (check !== undefined) return this.refuse(res, refusal, next);
     res.setHeader('WWW-Authenticate', withoutCredentials ? 'Bearer' : challengesOf(error));
     next(error);
   }

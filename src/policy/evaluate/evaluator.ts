@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadPolicy, loadPolicySync, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
 import type { DataDocument, Possession } from '../compile/data-document';
+import { cachedCopy } from './cached-decisions';
 import { decisionKey } from './decision-key';
 import type { DecisionSource } from './decision-source';
 import { LruCache } from './lru-cache';
@@ -154,7 +155,7 @@ export class Evaluator implements DecisionSource {
       return denied(`policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`);
     }
     const decision = readDecision(resultSet);
-    if (key !== undefined) this.cache.set(key, frozen(decision));
+    if (key !== undefined) this.cache.set(key, cachedCopy(decision));
     return decision;
   }
 
@@ -205,14 +206,6 @@ export function decisionFrom(result: unknown): Decision {
   const decision: Decision = { allow: result.allow, attributes: result.attributes, role: result.role, possession: result.possession, scopes: result.scopes, reasons: result.reasons };
   if (!decision.allow && decision.reasons.length === 0) return { ...decision, reasons: ['denied by policy'] };
   return decision;
-}
-
-/** A decision shared through the cache: its object and its lists (of strings) frozen, with nothing else to walk. */
-function frozen(decision: Decision): Decision {
-  Object.freeze(decision.attributes);
-  Object.freeze(decision.scopes);
-  Object.freeze(decision.reasons);
-  return Object.freeze(decision);
 }
 
 function isDecision(value: unknown): value is Decision {

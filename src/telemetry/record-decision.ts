@@ -1,0 +1,98 @@
+import type { Decision } from '../policy/evaluate/evaluator';
+import { ATTRIBUTES, type DecisionResultName } from './attribute-names';
+import { decisionChannel, verificationFailureChannel } from './channels';
+import { decisionSpan } from './decision-span';
+import { instruments } from './instruments';
+import { openTelemetry, type Attributes } from './optional-api';
+
+/** The revisions deciding now (a DecisionSource). */
+interface Revisions {
+  readonly policyRevision: string;
+  readonly revision: string;
+}
+
+export interface GuardedDecision {
+  operation: string;
+  result: DecisionResultName;
+  decision: Decision;
+  cacheHit: boolean;
+  source: Revisions;
+  /** performance.now() when the decision step began. */
+  startedAt: number;
+}
+
+/**
+ * Whether anything records decisions: the API is installed, or `svcgate:decision` has
+ * subscribers. The guard asks once per request, before it starts the clock; without either this
+ * is a variable read and a property read.
+ */
+export function decisionsWatched(): boolean {
+  return openTelemetry() !== null || decisionChannel.hasSubscribers;
+}
+
+/** The span, the metrics and the channel message of one decision. */
+export function recordDecision(record: GuardedDecision): void {
+  const endedAt = performance.now();
+  const seconds = (endedAt - record.startedAt) / 1000;
+  const { operation, result, decision, cacheHit, source } = record;
+  const api = openTelemetry();
+  if (api !== null) {
+    const origin = performance.timeOrigin;
+    const fault = result === 'unavailable' || result === 'error' ? (decision.reasons[0] ?? result) : undefined;
+    decisionSpan(api, origin + record.startedAt, origin + endedAt, () => decisionAttributes(record), fault);
+    const metrics = instruments(api);
+    if (metrics !== null) {
+      const attributes = { [ATTRIBUTES.operation]: operation, [ATTRIBUTES.result]: result };
+      metrics.decisions.add(1, attributes);
+      metrics.decisionDuration.record(seconds, attributes);
+    }
+  }
+  if (decisionChannel.hasSubscribers) {
+    decisionChannel.publish({ operation, result, allow: decision.allow, role: decision.role, possession: decision.possession, policyRevision: source.policyRevision, dataRevision: source.revision, cacheHit, durationSeconds: seconds, decision });
+  }
+}
+
+function decisionAttributes({ operation, result, decision, cacheHit, source }: GuardedDecision): Attributes {
+  const attributes: Attributes = {
+    [ATTRIBUTES.operation]: operation,
+    [ATTRIBUTES.result]: result,
+    [ATTRIBUTES.allow]: decision.allow,
+    [ATTRIBUTES.cacheHit]: cacheHit,
+    [ATTRIBUTES.policyRevision]: source.policyRevision,
+    [ATTRIBUTES.dataRevision]: source.revision,
+  };
+  if (decision.role !== null) attributes[ATTRIBUTES.role] = decision.role;
+  if (decision.possession !== null) attributes[ATTRIBUTES.possession] = decision.possession;
+  return attributes;
+}
+
+/** A code as the error gave it when it looks like one; anything else is one fixed value, so that metric attributes stay bounded. */
+const CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
+const OTHER_CODE = 'ERR_SVCGATE_INVALID_TOKEN';
+
+/**
+ * A request refused 401 before any decision: a `svcgate.decide` span (result unauthenticated,
+ * with the code; it starts and ends at the refusal, as the verification ran before the guard
+ * knew it would fail), the decision and failure counters, and `svcgate:verification-failure`.
+ */
+export function recordVerificationFailure(operation: string, errorCode: string, description: string, source: Revisions): void {
+  const code = CODE.test(errorCode) ? errorCode : OTHER_CODE;
+  const api = openTelemetry();
+  if (api !== null) {
+    const now = performance.timeOrigin + performance.now();
+    decisionSpan(api, now, now, () => ({
+      [ATTRIBUTES.operation]: operation,
+      [ATTRIBUTES.result]: 'unauthenticated',
+      [ATTRIBUTES.allow]: false,
+      [ATTRIBUTES.verificationFailure]: code,
+      [ATTRIBUTES.policyRevision]: source.policyRevision,
+      [ATTRIBUTES.dataRevision]: source.revision,
+    }));
+    const metrics = instruments(api);
+    if (metrics !== null) {
+      metrics.decisions.add(1, { [ATTRIBUTES.operation]: operation, [ATTRIBUTES.result]: 'unauthenticated' });
+      metrics.verificationFailures.add(1, { [ATTRIBUTES.operation]: operation, [ATTRIBUTES.verificationFailure]: code });
+    }
+  }
+  if (verificationFailureChannel.hasSubscribers) verificationFailureChannel.publish({ operation, code, description });
+}
