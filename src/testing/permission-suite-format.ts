@@ -16,6 +16,9 @@ export const ANONYMOUS = 'anonymous';
 const METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'] as const;
 const FORMAT_DOC = 'see "Permission test suites" in docs/library-a.md';
 
+/** The message for a value of the wrong type; any other issue (an unknown key, a bad element) keeps zod's own, which names it. */
+const wrongType = (message: string) => ({ error: (issue: { code?: string }) => (issue.code === 'invalid_type' ? message : undefined) });
+
 /** Names show on a CI console and in JUnit reports: no control or format characters (a bidi override would turn the line around). */
 const name = (what: string) =>
   z
@@ -38,8 +41,8 @@ const outcomeSchema = z
         { error: `status must be one of ${SUITE_STATUSES.join(', ')}` },
       )
       .optional(),
-    attributes: z.array(z.string({ error: 'each attribute must be text, such as "*" or "!password"' }), { error: 'attributes must be a list, such as ["*", "!password"]' }).optional(),
-  }, { error: 'an expected outcome must be an object with allow, status and/or attributes' })
+    attributes: z.array(z.string({ error: 'each attribute must be text, such as "*" or "!password"' }), wrongType('attributes must be a list, such as ["*", "!password"]')).optional(),
+  }, wrongType('an expected outcome must be an object with allow, status and/or attributes'))
   .strict()
   .refine((outcome) => outcome.allow !== undefined || outcome.status !== undefined || outcome.attributes !== undefined, { error: 'an expected outcome needs allow, status or attributes' })
   .refine((outcome) => outcome.allow === undefined || outcome.status === undefined || outcome.allow === (outcome.status === 200), {
@@ -62,12 +65,12 @@ const requestSchema = z
       .record(
         z.string().regex(/^[!#$%&'*+.^`|~\w-]+$/, { error: 'a header name is a token such as X-Request-Id' }),
         z.string({ error: 'a header value must be text' }).regex(/^[\t\x20-\x7e]*$/, { error: 'a header value must be printable ASCII on one line' }),
-        { error: 'headers must be a map of name: value' },
+        wrongType('headers must be a map of name: value'),
       )
       .optional(),
     /** A string is sent as it is; any other value as JSON. */
     body: z.unknown().optional(),
-  }, { error: 'request must be an object: { method, path, headers?, body? }' })
+  }, wrongType('request must be an object: { method, path, headers?, body? }'))
   .strict();
 
 export type SuiteRequest = z.output<typeof requestSchema>;
@@ -75,21 +78,21 @@ export type SuiteRequest = z.output<typeof requestSchema>;
 const principalSchema = z
   .object({
     /** The token's claims; absent: the principal sends no token. */
-    claims: z.record(z.string(), z.unknown(), { error: 'claims must be a map of claim: value, such as { role: user, userId: [1, 3] }' }).optional(),
+    claims: z.record(z.string(), z.unknown(), wrongType('claims must be a map of claim: value, such as { role: user, userId: [1, 3] }')).optional(),
     description: z.string({ error: 'description must be text' }).optional(),
-  }, { error: 'a principal must be an object: { claims: { ... } }, or {} for one without a token' })
+  }, wrongType('a principal must be an object: { claims: { ... } }, or {} for one without a token'))
   .strict();
 
 const testSchema = z
   .object({
     name: name('a test name'),
     principal: name('principal').optional(),
-    principals: z.array(name('each principal'), { error: 'principals must be a list of principal names' }).min(1, { error: 'principals must name at least one principal' }).optional(),
+    principals: z.array(name('each principal'), wrongType('principals must be a list of principal names')).min(1, { error: 'principals must name at least one principal' }).optional(),
     request: requestSchema,
     expect: outcomeSchema.optional(),
     /** Per principal, in place of `expect`. */
-    expectFor: z.record(z.string(), outcomeSchema, { error: 'expectFor must be a map of principal: outcome' }).optional(),
-  }, { error: 'each test must be an object: { name, principal, request, expect }' })
+    expectFor: z.record(z.string(), outcomeSchema, wrongType('expectFor must be a map of principal: outcome')).optional(),
+  }, wrongType('each test must be an object: { name, principal, request, expect }'))
   .strict()
   .refine((test) => (test.principal === undefined) !== (test.principals === undefined), { error: 'give either principal (one name) or principals (a list), exactly one of them' });
 
@@ -106,12 +109,12 @@ const suiteSchema = z
         requiredScopes: scopeListSchema.optional(),
         refRoot: z.string({ error: 'refRoot must be the path of a folder' }).min(1).optional(),
         strict: z.boolean({ error: 'strict must be true or false' }).optional(),
-      }, { error: 'guard must be an object: { scheme?, roleBinding?, requiredScopes?, refRoot?, strict? }' })
+      }, wrongType('guard must be an object: { scheme?, roleBinding?, requiredScopes?, refRoot?, strict? }'))
       .strict()
       .default({}),
-    principals: z.record(name('a principal name'), principalSchema, { error: 'principals must be a map of name: { claims }' }).default({}),
-    tests: z.array(testSchema, { error: 'tests must be a list of tests' }).min(1, { error: 'a suite needs at least one test' }),
-  }, { error: 'a suite must be an object: { openapi, acl, principals, tests }' })
+    principals: z.record(name('a principal name'), principalSchema, wrongType('principals must be a map of name: { claims }')).default({}),
+    tests: z.array(testSchema, wrongType('tests must be a list of tests')).min(1, { error: 'a suite needs at least one test' }),
+  }, wrongType('a suite must be an object: { openapi, acl, principals, tests }'))
   .strict();
 
 /** A permission test suite as written (in YAML, JSON, or as an object given to runPermissionSuite). */

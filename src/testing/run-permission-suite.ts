@@ -20,6 +20,8 @@ export interface ObservedOutcome {
   possession: string | null;
   /** Why it was denied: the decision's reasons, else the answer's message (a 400 or 404 answered before deciding); [] when allowed. */
   reasons: string[];
+  /** The answer's message when it says more than the reasons (a 401's "this operation needs a bearer token"). */
+  answer?: string;
 }
 
 export interface PermissionCaseResult {
@@ -92,6 +94,8 @@ async function signTokens(cases: SuiteCase[], sign: (claims: Record<string, unkn
 function observe({ status, passed, logged, message }: Answer): ObservedOutcome {
   const decision = passed ?? logged?.result;
   const reasons = passed ? [] : logged && logged.result.reasons.length > 0 ? logged.result.reasons : message === undefined ? [] : [message];
+  // A 403's message is its reasons again; a 401 without a token says what is missing instead.
+  const answer = passed || message === undefined || reasons.some((reason) => message.includes(reason)) ? undefined : message;
   return {
     status,
     allow: passed !== undefined,
@@ -99,6 +103,7 @@ function observe({ status, passed, logged, message }: Answer): ObservedOutcome {
     role: decision?.role ?? null,
     possession: decision?.possession ?? null,
     reasons,
+    ...(answer === undefined ? {} : { answer }),
   };
 }
 

@@ -21,7 +21,7 @@ function caseLines(result: PermissionCaseResult): string[] {
 export function failureDetails({ mismatches, actual }: PermissionCaseResult): string[] {
   const attributes = actual.attributes.length > 0 ? actual.attributes.join(' ') : '-';
   const decision = `decision: ${actual.allow ? 'allow' : 'deny'}, role ${actual.role ?? '-'}, possession ${actual.possession ?? '-'}, attributes ${attributes}`;
-  return [...mismatches, decision, ...actual.reasons.map((reason) => `reason: ${reason}`)];
+  return [...mismatches, decision, ...actual.reasons.map((reason) => `reason: ${reason}`), ...(actual.answer === undefined ? [] : [`answer: ${actual.answer}`])];
 }
 
 /** Claims and bodies may hold any text; a control or format character (a terminal escape, a bidi override) is shown as \uXXXX, not obeyed. */

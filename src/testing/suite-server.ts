@@ -55,6 +55,8 @@ export async function serveGuardedApp(options: GuardedAppOptions): Promise<Suite
       acl: { [options.scheme]: options.acl },
       handler: options.handler,
       ...options.guard,
+      // Only the bodies change with it (not the statuses): the answer then says why, whatever NODE_ENV is.
+      exposeReasons: true,
       decisionLog: (event) => (logged = event),
     }),
   );
