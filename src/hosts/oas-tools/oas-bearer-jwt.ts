@@ -62,6 +62,9 @@ interface Check {
   alternatives: ReadonlySet<string>;
 }
 
+/** Responses a refusal was answered on or passed on for: nothing may let their request go on. */
+const refused = new WeakSet<object>();
+
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const FILE = '<BearerJWT config>';
 
@@ -134,6 +137,16 @@ export class BearerJWT {
     const checksByMethod = new Map(METHODS.map((method) => [method.toUpperCase(), this.checksFor(method, template, item)]));
     const decideRequest: Handler = (req, res, next) => void this.handle(checksByMethod.get(req.method ?? 'GET') ?? [], template, req, res, next);
     const addChallenge: ErrorHandler = (error, req, res, next) => this.challenge(checksByMethod.get(req.method ?? 'GET') ?? [], template, error, req, res, next);
+    // Express routes never see errors raised before them, so the security step's 401s are met by
+    // an app-level error layer. Without a path, Express skips it at once on a request without an
+    // error, where a path-mounted one is matched, its parameters decoded and the URL trimmed on
+    // every request. It sees this path's errors (errors travel forward only, and @oas-tools/core's
+    // error handler after each path's layers passes on only those whose answer was already sent,
+    // which challenge() leaves alone), and it comes before the route layer: the security step
+    // calls next() once more after its next(error), and Express goes on from the layer that
+    // answered, so that call must meet decideRequest (which stops an answered request), not the
+    // controller after it.
+    app.use(addChallenge);
     // Every request walks the layers of the paths before its own, so each route gets one layer
     // for all its methods (app.route), not one per method.
     const methodsByRoute = hostRoutes(this.oasFile, item, path);
@@ -141,13 +154,6 @@ export class BearerJWT {
       const layer = app.route(route);
       for (const method of methods) layer[method]!(decideRequest);
     }
-    // Express routes never see errors raised before them, so the challenge is an app-level error
-    // layer. Without a path, Express skips it at once on a request without an error, where a
-    // path-mounted one is matched, its parameters decoded and the URL trimmed on every request.
-    // It still sees only this path's errors: errors travel forward only, and @oas-tools/core's
-    // error handler after each path's layers answers every error, passing on only those whose
-    // answer was already sent, which challenge() leaves alone.
-    app.use(addChallenge);
   }
 
   /** The secured operations a request to `template` with `method` is, one per guard that has it. */
@@ -163,8 +169,9 @@ export class BearerJWT {
   }
 
   private async handle(checks: Check[], template: string, req: Request, res: Response, next: Next): Promise<void> {
-    // @oas-tools/core 3.1.0 calls next() again after its security step has sent a 401.
-    if (res.headersSent) return;
+    // @oas-tools/core 3.1.0 calls next() again after its security step's 401, which may be
+    // answered already, or on its way to the app's error handler (errors: 'next').
+    if (res.headersSent || refused.has(res)) return;
     let withoutCredentials: ReadonlyMap<string, readonly string[]> | undefined;
     try {
       if (hasPending(res.locals.oas?.security)) withoutCredentials = await completePending(res.locals.oas!.security!, req);
@@ -207,6 +214,7 @@ export class BearerJWT {
    * app's error middleware (the host's own error handler turned off) or to a customHandler.
    */
   private refuse(res: Response, error: SvcgateHttpError, next: Next): void {
+    refused.add(res);
     answerError(res, error, this.options.errors, next);
   }
 
