@@ -32,9 +32,9 @@ export interface OasHost {
   stop(): void;
 }
 
-/** Starts the real @oas-tools/core host in a child process, on 127.0.0.1 and a free port. */
-export function startOasHost(setup: OasSetup): Promise<OasHost> {
-  const child = spawn(process.execPath, [SERVER, JSON.stringify({ packageJSON: join(ROOT, 'package.json'), ...setup })], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts the real @oas-tools/core host in a child process, on 127.0.0.1 and a free port; `env` is added to this process's environment. */
+export function startOasHost(setup: OasSetup, env: Record<string, string> = {}): Promise<OasHost> {
+  const child = spawn(process.execPath, [SERVER, JSON.stringify({ packageJSON: join(ROOT, 'package.json'), ...setup })], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
