@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -76,4 +76,15 @@ test('the svcgate bin runs from the installed package', () => {
     encoding: 'utf8',
   });
   expect(JSON.parse(out).operations['DELETE /users/{userId}']).toEqual({ admin: 'any', anonymous: '-', user: '-' });
+});
+
+test('a permission suite runs from the installed package: the bin (exit code, JUnit file) and runPermissionSuite from ESM', () => {
+  const api = join(project, 'api');
+  mkdirSync(api, { recursive: true });
+  for (const file of ['openapi.yaml', 'permissions.yaml', 'permissions.test.yaml']) copyFileSync(join(EXAMPLE, file), join(api, file));
+  const out = execFileSync(join(project, 'node_modules/.bin/svcgate'), ['test', 'api/permissions.test.yaml', '--junit', 'reports/permissions.xml'], { cwd: project, env: { PATH }, encoding: 'utf8' });
+  expect(out).toMatch(/\n15 cases: 15 passed, 0 failed/);
+  expect(existsSync(join(project, 'reports/permissions.xml'))).toBe(true);
+  const script = "import { runPermissionSuite } from 'svcgate/testing';\nconst result = await runPermissionSuite('api/permissions.test.yaml');\nconsole.log(JSON.stringify({ ok: result.ok, cases: result.cases.length }));";
+  expect(JSON.parse(node(['--input-type=module', '-'], script))).toEqual({ ok: true, cases: 15 });
 });
