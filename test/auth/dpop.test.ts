@@ -158,7 +158,7 @@ describe('DPoP with bearerJwtAcl (dpop: true)', () => {
     ['a proof that is no JWT', async () => ({ dpop: 'not-a-jwt' }), 'the DPoP proof is not a JWT'],
   ])('%s: 401 invalid_dpop_proof, and the route does not run', async (_defect, headers, description) => {
     const answer = await send(userUrl, { authorization: `DPoP ${bound}`, ...(await headers(userUrl)) });
-    expect(answer).toEqual({ status: 401, challenge: refusedProof(description), body: { error: 'Unauthorized', message: description } });
+    expect(answer).toEqual({ status: 401, challenge: refusedProof(description), body: { error: 'Unauthorized', message: description, code: 'ERR_SVCGATE_DPOP_PROOF' } });
     expect(app.ran).toEqual([]);
   });
 
@@ -183,7 +183,7 @@ describe('DPoP with bearerJwtAcl (dpop: true)', () => {
     expect(answer).toEqual({
       status: 401,
       challenge: `Bearer, DPoP error="invalid_token", error_description="the token is not bound to a DPoP key", algs="${ALL_ALGS}"`,
-      body: { error: 'Unauthorized', message: 'the token is not bound to a DPoP key' },
+      body: { error: 'Unauthorized', message: 'the token is not bound to a DPoP key', code: 'ERR_SVCGATE_DPOP_BINDING' },
     });
   });
 
@@ -192,7 +192,7 @@ describe('DPoP with bearerJwtAcl (dpop: true)', () => {
     // The second time the token cache answers at once (see verifyForRequest), and the refusal must hold there too.
     for (let i = 0; i < 2; i++) {
       const answer = await send(userUrl, { authorization: `Bearer ${bound}`, dpop: await proof(client, bound, userUrl) });
-      expect(answer).toEqual({ status: 401, challenge: `Bearer error="invalid_token", error_description="${description}", DPoP algs="${ALL_ALGS}"`, body: { error: 'Unauthorized', message: description } });
+      expect(answer).toEqual({ status: 401, challenge: `Bearer error="invalid_token", error_description="${description}", DPoP algs="${ALL_ALGS}"`, body: { error: 'Unauthorized', message: description, code: 'ERR_SVCGATE_DPOP_BINDING' } });
     }
     expect(app.ran).toEqual([]);
   });
@@ -292,7 +292,7 @@ describe('DPoP options', () => {
     const warnings = warning.mock.calls.filter(([, options]) => (options as { code?: string } | undefined)?.code === 'SVCGATE_DPOP_REPLAY_CACHE_FULL');
     warning.mockRestore();
     expect(statuses).toEqual([200, 200, 401, 401, 401]);
-    expect(full.body).toEqual({ error: 'Unauthorized', message: 'too many DPoP proofs are in use: retry later' });
+    expect(full.body).toEqual({ error: 'Unauthorized', message: 'too many DPoP proofs are in use: retry later', code: 'ERR_SVCGATE_DPOP_PROOF' });
     expect(warnings).toHaveLength(1);
   });
 

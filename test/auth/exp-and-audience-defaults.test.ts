@@ -93,7 +93,7 @@ describe('exp is required by default', () => {
 
     test('a token without exp: 401 whose challenge and message say exp is missing and how to opt out', async () => {
       const answer = await get(`${await serve(config)}${PATH}`, await tokenWithoutExp());
-      expect(answer).toEqual({ status: 401, challenge: `Bearer error="invalid_token", error_description="${NO_EXP}"`, body: { error: 'Unauthorized', message: NO_EXP } });
+      expect(answer).toEqual({ status: 401, challenge: `Bearer error="invalid_token", error_description="${NO_EXP}"`, body: { error: 'Unauthorized', message: NO_EXP, code: 'ERR_JWT_CLAIM_VALIDATION_FAILED' } });
     });
 
     test('with requiredClaims: [] the same token is served', async () => {
@@ -111,7 +111,7 @@ describe('exp is required by default', () => {
     test('a token without exp: 401 whose challenge and message say exp is missing and how to opt out', async () => {
       const before = await host.calls();
       const answer = await get(`${host.url}${PATH}`, await tokenWithoutExp());
-      expect(answer).toEqual({ status: 401, challenge: `Bearer error="invalid_token", error_description="${NO_EXP}"`, body: { error: 'JsonWebTokenError', message: NO_EXP } });
+      expect(answer).toEqual({ status: 401, challenge: `Bearer error="invalid_token", error_description="${NO_EXP}"`, body: { error: 'Unauthorized', message: NO_EXP, code: 'ERR_JWT_CLAIM_VALIDATION_FAILED' } });
       expect((await host.calls()).calls).toEqual(before.calls);
     });
   });

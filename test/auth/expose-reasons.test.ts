@@ -72,7 +72,7 @@ describe('bearerJwtAcl', () => {
     await close();
     const reasons = ['read:own needs ownership of path parameter userId', 'no role of the caller is granted read on /users/{userId}; role superuser is not declared in the ACL'];
     expect([other.status, unknown.status]).toEqual([403, 403]);
-    expect([other.body, unknown.body]).toEqual(reasons.map((reason) => ({ error: 'Forbidden', message: exposed ? reason : FORBIDDEN })));
+    expect([other.body, unknown.body]).toEqual(reasons.map((reason) => ({ error: 'Forbidden', message: exposed ? reason : FORBIDDEN, code: 'ERR_SVCGATE_FORBIDDEN' })));
     // The decision log keeps them either way.
     expect(events.map((event) => event.result.reasons.join('; '))).toEqual(reasons);
   });
@@ -82,7 +82,7 @@ describe('bearerJwtAcl', () => {
       const { url, close } = await createdWith(env, () => serve({ acl: undefined, policy: { bearerAuth: down } }));
       const answer = await request(url).get('/users/1').set('Authorization', await bearer({ role: 'user' }));
       await close();
-      expect([answer.status, answer.headers['retry-after'], answer.body]).toEqual([503, '2', { error: 'ServiceUnavailable', message: exposed ? OPA_DOWN : UNAVAILABLE }]);
+      expect([answer.status, answer.headers['retry-after'], answer.body]).toEqual([503, '2', { error: 'ServiceUnavailable', message: exposed ? OPA_DOWN : UNAVAILABLE, code: 'ERR_SVCGATE_POLICY_UNAVAILABLE' }]);
     }
   });
 
@@ -92,7 +92,7 @@ describe('bearerJwtAcl', () => {
     const answer = await request(url).get('/users/1x').set('Authorization', await bearer({ role: 'user', userId: 1 }));
     await close();
     const reason = 'the path parameter userId must be one integer';
-    expect([answer.status, answer.body]).toEqual([400, { error: 'BadRequest', message: exposed ? reason : REFUSED }]);
+    expect([answer.status, answer.body]).toEqual([400, { error: 'BadRequest', message: exposed ? reason : REFUSED, code: 'ERR_SVCGATE_PARAM' }]);
     expect(events.map((event) => event.result.reasons)).toEqual([[`bad request: ${reason}`]]);
   });
 
@@ -117,7 +117,7 @@ describe('svcAcl', () => {
     const { app } = new SvcApi().interceptAll(guard).from(new SvcContainer().ofLocal(AccountService));
     const answer = await request(app).get('/api/account-service/get-account?accountId=a2').set('Authorization', await bearer({ role: 'customer', accounts: ['a1'] }));
     const reason = 'read:own needs ownership of query parameter accountId';
-    expect([answer.status, answer.body]).toEqual([403, { error: 'Forbidden', message: exposed ? reason : FORBIDDEN }]);
+    expect([answer.status, answer.body]).toEqual([403, { error: 'Forbidden', message: exposed ? reason : FORBIDDEN, code: 'ERR_SVCGATE_FORBIDDEN' }]);
     expect(events.map((event) => event.result.reasons)).toEqual([[reason]]);
   });
 
@@ -136,7 +136,7 @@ describe('svcAcl', () => {
     const owned = await request(app).get('/api/ledger-service/get-ledger?accountId=%207').set('Authorization', customer);
     const unowned = await request(app).get('/api/ledger-service/get-ledger?accountId=7&page=%201').set('Authorization', customer);
     const reason = 'ledgerService.getLedger reads the query parameter accountId as another value than the one sent (a number beyond 2^53, a style or a schema that changes it)';
-    expect([owned.status, owned.body]).toEqual([400, { error: 'BadRequest', message: exposed ? reason : REFUSED }]);
+    expect([owned.status, owned.body]).toEqual([400, { error: 'BadRequest', message: exposed ? reason : REFUSED, code: 'ERR_SVCGATE_PARAM' }]);
     expect([unowned.status, unowned.body]).toEqual([200, { accountId: '7', page: '1' }]);
     expect(events[0]!.result.reasons).toEqual([`bad request: ${reason}`]);
   });
@@ -146,7 +146,7 @@ describe('svcAcl', () => {
       const guard = createdWith(env, () => svcAcl({ handler: bearerJwt(HS256), policy: down }));
       const { app } = new SvcApi().interceptAll(guard).from(new SvcContainer().ofLocal(AccountService));
       const answer = await request(app).get('/api/account-service/get-account?accountId=a1').set('Authorization', await bearer({ role: 'customer' }));
-      expect([answer.status, answer.body]).toEqual([503, { error: 'ServiceUnavailable', message: exposed ? OPA_DOWN : UNAVAILABLE }]);
+      expect([answer.status, answer.body]).toEqual([503, { error: 'ServiceUnavailable', message: exposed ? OPA_DOWN : UNAVAILABLE, code: 'ERR_SVCGATE_POLICY_UNAVAILABLE' }]);
     }
   });
 });
@@ -169,8 +169,8 @@ describe('BearerJWT on @oas-tools/core', () => {
     const host = await hosts.get(name)!;
     const response = await fetch(`${host.url}/api/v1/users/2`, { headers: { authorization: await bearer({ role: 'user', userId: [1] }) } });
     const reason = 'read:own needs ownership of path parameter userId';
-    // The host's own 403 shape, from the AuthError's message.
-    expect([response.status, await response.json()]).toEqual([403, { error: `AuthError: ${exposed ? reason : FORBIDDEN}` }]);
+    // The JSON body every adapter answers with (the host's own { error: 'AuthError: ...' } before).
+    expect([response.status, await response.json()]).toEqual([403, { error: 'Forbidden', message: exposed ? reason : FORBIDDEN, code: 'ERR_SVCGATE_FORBIDDEN' }]);
     const { events } = await host.calls();
     expect(events.map((event) => (event.result as { reasons: string[] }).reasons)).toEqual([[reason]]);
   });
@@ -180,13 +180,13 @@ describe('BearerJWT on @oas-tools/core', () => {
     // The host reads the integer as a JavaScript number, 9007199254740992: not the value decided on.
     const response = await fetch(`${host.url}/api/v1/users/9007199254740993`, { headers: { authorization: await bearer({ role: 'user', userId: '9007199254740993' }) } });
     const reason = '@oas-tools/core reads the path parameter userId as another value than the one sent (a number beyond 2^53, a style or a schema that changes it)';
-    expect([response.status, await response.json()]).toEqual([400, { error: `RequestValidationError: ${exposed ? reason : REFUSED}` }]);
+    expect([response.status, await response.json()]).toEqual([400, { error: 'BadRequest', message: exposed ? reason : REFUSED, code: 'ERR_SVCGATE_PARAM' }]);
   });
 
   test('NODE_ENV=production: a 503 says to retry, not why', async () => {
     const host = await hosts.get('no bundle')!;
     const response = await fetch(`${host.url}/api/v1/users/2`, { headers: { authorization: await bearer({ role: 'user', userId: [1] }) } });
-    expect([response.status, await response.json()]).toEqual([503, { error: 'ServiceUnavailable', message: UNAVAILABLE }]);
+    expect([response.status, await response.json()]).toEqual([503, { error: 'ServiceUnavailable', message: UNAVAILABLE, code: 'ERR_SVCGATE_POLICY_UNAVAILABLE' }]);
   });
 });
 

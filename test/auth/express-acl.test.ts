@@ -72,7 +72,7 @@ describe.each(EXPRESS)('%s', (_name, express) => {
     const response = await request(url).delete('/api/v1/users/3').set('Authorization', `Bearer ${await token({ role: 'user', userId: 3 })}`);
     expect(response.status).toBe(403);
     expect(response.headers['content-type']).toMatch(/^application\/json/);
-    expect(response.body).toEqual({ error: 'Forbidden', message: 'no role of the caller is granted delete on /users/{userId}' });
+    expect(response.body).toEqual({ error: 'Forbidden', message: 'no role of the caller is granted delete on /users/{userId}', code: 'ERR_SVCGATE_FORBIDDEN' });
     expect(ran).toEqual([]);
   });
 
@@ -89,7 +89,7 @@ describe.each(EXPRESS)('%s', (_name, express) => {
     const response = await request(url).get('/api/v1/users/3');
     expect(response.status).toBe(401);
     expect(response.headers['www-authenticate']).toBe('Bearer');
-    expect(response.body).toEqual({ error: 'Unauthorized', message: 'this operation needs a bearer token' });
+    expect(response.body).toEqual({ error: 'Unauthorized', message: 'this operation needs a bearer token', code: 'ERR_SVCGATE_NO_CREDENTIALS' });
   });
 
   test('no credentials where anonymous may read: allowed as anonymous', async () => {
@@ -105,7 +105,7 @@ describe.each(EXPRESS)('%s', (_name, express) => {
     const response = await request(url).get('/api/v1/users').set('Authorization', 'Bearer not.a.token');
     expect(response.status).toBe(401);
     expect(response.headers['www-authenticate']).toBe('Bearer error="invalid_token", error_description="the token is not a well-formed JWT"');
-    expect(response.body).toEqual({ error: 'Unauthorized', message: 'the token is not a well-formed JWT' });
+    expect(response.body).toEqual({ error: 'Unauthorized', message: 'the token is not a well-formed JWT', code: 'ERR_JWS_INVALID' });
     expect(ran).toEqual([]);
   });
 
@@ -117,7 +117,7 @@ describe.each(EXPRESS)('%s', (_name, express) => {
   test('a path outside the document is 404 JSON', async () => {
     const response = await request(url).get('/api/v1/admin');
     expect(response.status).toBe(404);
-    expect(response.body).toEqual({ error: 'NotFound', message: 'no operation of the API matches GET /api/v1/admin' });
+    expect(response.body).toEqual({ error: 'NotFound', message: 'no operation of the API matches GET /api/v1/admin', code: 'ERR_SVCGATE_NO_OPERATION' });
     expect((await request(url).get('/users/3')).status).toBe(404);
   });
 

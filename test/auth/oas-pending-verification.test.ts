@@ -92,14 +92,14 @@ describe('DPoP on an http bearer scheme: BearerJWT completes the proof check', (
     ['wrong htm', async () => ({ dpop: await proof(client, bound, url(), 'DELETE') }), "the DPoP proof's htm is not the request method"],
     ['other path', async () => ({ dpop: await proof(client, bound, url().replace('/users/3', '/users/5')) }), "the DPoP proof's htu is not the request URL"],
     ['no proof', async () => ({}), 'the request has no DPoP proof'],
-  ])('%s: 401 invalid_dpop_proof from jwtErrorHandler, the controller does not run, the 401 is logged', async (_defect, headers, description) => {
+  ])('%s: 401 invalid_dpop_proof, the controller does not run, the 401 is logged', async (_defect, headers, description) => {
     const before = await host().calls();
     const answer = await call(url(), { authorization: `DPoP ${bound}`, ...(await headers()) });
     const after = await host().calls();
     expect(answer).toEqual({
       status: 401,
       challenge: `Bearer, DPoP error="invalid_dpop_proof", error_description="${description}", algs="${ALL_ALGS}"`,
-      body: { error: 'JsonWebTokenError', message: description },
+      body: { error: 'Unauthorized', message: description, code: 'ERR_SVCGATE_DPOP_PROOF' },
     });
     expect(after.calls).toEqual(before.calls);
     expect(after.events.slice(before.events.length)).toEqual([expect.objectContaining({ operation: 'GET /users/{userId}', result: expect.objectContaining({ allow: false, reasons: [description] }), status: 401 })]);
@@ -117,7 +117,7 @@ describe('DPoP on an http bearer scheme: BearerJWT completes the proof check', (
     expect(answer).toEqual({
       status: 401,
       challenge: `Bearer error="invalid_token", error_description="${description}", DPoP algs="${ALL_ALGS}"`,
-      body: { error: 'JsonWebTokenError', message: description },
+      body: { error: 'Unauthorized', message: description, code: 'ERR_SVCGATE_DPOP_BINDING' },
     });
   });
 });

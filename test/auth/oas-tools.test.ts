@@ -44,10 +44,10 @@ describe('use(BearerJWT, config, 2) with bearerJwt and jwtErrorHandler', () => {
     expect(statuses).toEqual({ 1: 200, 2: 403, 3: 200, 4: 403, 5: 200, 6: 403, '003': 200 });
   });
 
-  test('a denial is the host 403 (AuthError) and the controller does not run', async () => {
+  test('a denial is 403 with the JSON body every adapter answers with, and the controller does not run', async () => {
     const before = (await host().calls()).calls.length;
     const denied = await call(host(), 'DELETE', '/users/3', await bearer({ role: 'user', userId: 3 }));
-    expect(denied).toMatchObject({ status: 403, body: { error: 'AuthError: no role of the caller is granted delete on /users/{userId}' } });
+    expect(denied).toMatchObject({ status: 403, body: { error: 'Forbidden', message: 'no role of the caller is granted delete on /users/{userId}', code: 'ERR_SVCGATE_FORBIDDEN' } });
     expect((await host().calls()).calls.length).toBe(before);
   });
 
@@ -62,11 +62,11 @@ describe('use(BearerJWT, config, 2) with bearerJwt and jwtErrorHandler', () => {
     expect(await call(host(), 'GET', '/users/3')).toMatchObject({ status: 401, challenge: 'Bearer' });
   });
 
-  test('a bad token: 401 from jwtErrorHandler, with error="invalid_token"', async () => {
+  test('a bad token: 401 with error="invalid_token" and the JSON body every adapter answers with', async () => {
     expect(await call(host(), 'GET', '/users/3', 'Bearer a.b.c')).toEqual({
       status: 401,
       challenge: 'Bearer error="invalid_token", error_description="the token is not a well-formed JWT"',
-      body: { error: 'JsonWebTokenError', message: 'the token is not a well-formed JWT' },
+      body: { error: 'Unauthorized', message: 'the token is not a well-formed JWT', code: 'ERR_JWS_INVALID' },
     });
   });
 
@@ -117,9 +117,9 @@ describe('the security handler alone, without BearerJWT', () => {
   const withCustom = withHost({ ...standard, position: null });
   const without = withHost({ ...standard, position: null, customHandler: false });
 
-  test('verifies and lets the host route; jwtErrorHandler turns failures into 401', async () => {
+  test('verifies and lets the host route; jwtErrorHandler turns failures into 401 with the JSON body every adapter answers with', async () => {
     expect((await call(withCustom(), 'DELETE', '/users/4', await bearer({ role: 'user' }))).status).toBe(200);
-    expect((await call(withCustom(), 'DELETE', '/users/4', 'Bearer a.b.c')).status).toBe(401);
+    expect(await call(withCustom(), 'DELETE', '/users/4', 'Bearer a.b.c')).toMatchObject({ status: 401, body: { error: 'Unauthorized', message: 'the token is not a well-formed JWT', code: 'ERR_JWS_INVALID' } });
   });
 
   test('without jwtErrorHandler the host answers its own 500 for a JsonWebTokenError (why the README says to set it)', async () => {
@@ -198,7 +198,7 @@ describe('roleBinding and checkOwnership', () => {
   test('roleBinding: the role comes from the named claim, a list of roles unions their grants', async () => {
     expect((await call(bound(), 'DELETE', '/users/4', await bearer({ groups: ['user', 'admin'] }))).status).toBe(200);
     const withoutRole = await call(bound(), 'GET', '/users/4', await bearer({ userId: 4 }));
-    expect(withoutRole).toMatchObject({ status: 403, body: { error: 'AuthError: the token has no role claim (groups, nor role), so the caller is anonymous; no role of the caller is granted read on /users/{userId}' } });
+    expect(withoutRole).toMatchObject({ status: 403, body: { error: 'Forbidden', message: 'the token has no role claim (groups, nor role), so the caller is anonymous; no role of the caller is granted read on /users/{userId}', code: 'ERR_SVCGATE_FORBIDDEN' } });
     expect((await call(bound(), 'GET', '/users/4', await bearer({ groups: 7 }))).status).toBe(403);
   });
 

@@ -94,7 +94,7 @@ describe.each(EXPRESS)('%s + bearerJwtAcl', (_name, express) => {
       const response = await request(url).get('/accounts').set('Authorization', await bearer({ scope: 'openid' }));
       expect(response.status).toBe(403);
       expect(response.headers['www-authenticate']).toBe('Bearer error="insufficient_scope", scope="accounts:read"');
-      expect(response.body).toEqual({ error: 'Forbidden', message: 'missing scope accounts:read of the security requirement accounts:read' });
+      expect(response.body).toEqual({ error: 'Forbidden', message: 'missing scope accounts:read of the security requirement accounts:read', code: 'ERR_SVCGATE_INSUFFICIENT_SCOPE' });
       expect(ran).toEqual([]);
     });
 
@@ -246,11 +246,11 @@ describe('@oas-tools/core + BearerJWT: an http bearer scheme with scopes in its 
     expect(await call('/accounts', await bearer({ scope: 'accounts:read' }))).toMatchObject({ status: 200, body: { operationId: 'listAccounts' } });
   });
 
-  test('a token without it is the host 403 with the insufficient_scope challenge; the controller does not run', async () => {
+  test('a token without it is 403 with the insufficient_scope challenge; the controller does not run', async () => {
     const before = (await host.calls()).calls.length;
     const denied = await call('/accounts', await bearer({ scp: ['openid'] }));
     expect(denied).toMatchObject({ status: 403, challenge: 'Bearer error="insufficient_scope", scope="accounts:read"' });
-    expect(denied.body.error).toContain('missing scope accounts:read of the security requirement accounts:read');
+    expect(denied.body).toEqual({ error: 'Forbidden', message: 'missing scope accounts:read of the security requirement accounts:read', code: 'ERR_SVCGATE_INSUFFICIENT_SCOPE' });
     expect((await host.calls()).calls.length).toBe(before);
   });
 

@@ -36,7 +36,7 @@ describe('bundleConsumer', () => {
     const answer = await request(app).get('/api/v1/users/1').set('Authorization', `Bearer ${await userOwning1()}`);
     expect(answer.status).toBe(503);
     expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect(answer.body).toEqual({ error: 'ServiceUnavailable', message: 'no policy bundle has been activated yet' });
+    expect(answer.body).toEqual({ error: 'ServiceUnavailable', message: 'no policy bundle has been activated yet', code: 'ERR_SVCGATE_POLICY_UNAVAILABLE' });
     // Public operations (security: []) are the policy's to decide too: without it, 503 as well.
     expect((await request(app).get('/api/v1/status')).status).toBe(503);
     const health = await request(app).get('/healthz');

@@ -47,7 +47,7 @@ describe.each(EXPRESS_VERSIONS)('bearerJwtAcl on %s', (_name, express) => {
     try {
       const response = await request(url).get('/api/v1/users/1').set('Authorization', await asUser());
       expect(response.status).toBe(403);
-      expect(response.body).toEqual({ error: 'Forbidden', message: 'read:own needs ownership of path parameter userId' });
+      expect(response.body).toEqual({ error: 'Forbidden', message: 'read:own needs ownership of path parameter userId', code: 'ERR_SVCGATE_FORBIDDEN' });
       expect(ran).toEqual([]);
     } finally {
       await close();
@@ -107,7 +107,7 @@ describe('svcAcl on SvcApi', () => {
     try {
       const response = await get(url);
       expect(response.status).toBe(403);
-      expect(response.body).toEqual({ error: 'Forbidden', message: 'read:own needs ownership of query parameter accountId' });
+      expect(response.body).toEqual({ error: 'Forbidden', message: 'read:own needs ownership of query parameter accountId', code: 'ERR_SVCGATE_FORBIDDEN' });
       expect(AccountService.ran).toEqual([]);
     } finally {
       await close();

@@ -73,7 +73,7 @@ test('a verifier that never answers in time is a 401 after 5 s, an otherSchemes 
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(WAIT_MS - 100);
     for (const answer of [on4, on5, onSvc]) {
       expect(answer.status).toBe(401);
-      expect(answer.body).toEqual({ error: 'Unauthorized', message: 'the token could not be verified in time' });
+      expect(answer.body).toEqual({ error: 'Unauthorized', message: 'the token could not be verified in time', code: 'ERR_SVCGATE_VERIFY_TIMEOUT' });
       expect(answer.headers['www-authenticate']).toContain('error="invalid_token"');
     }
     expect(keyCheck.status).toBe(200);

@@ -63,7 +63,7 @@ test('read:own on getAccount allows only the caller whose accounts claim holds t
   expect(mine.body).toEqual({ accountId: 'acc-2', balance: 10 });
   const other = await request(url).get('/api/account-service/get-account?accountId=acc-3').set('Authorization', auth);
   expect(other.status).toBe(403);
-  expect(other.body).toEqual({ error: 'Forbidden', message: 'read:own needs ownership of query parameter accountId' });
+  expect(other.body).toEqual({ error: 'Forbidden', message: 'read:own needs ownership of query parameter accountId', code: 'ERR_SVCGATE_FORBIDDEN' });
   expect(ran).toEqual(['/api/account-service/get-account']);
 });
 
@@ -152,7 +152,7 @@ test('401 without a token (bare challenge) and with a bad one (invalid_token)', 
   const bad = await request(url).delete('/api/account-service/delete-account?accountId=x').set('Authorization', 'Bearer x.y.z');
   expect(bad.status).toBe(401);
   expect(bad.headers['www-authenticate']).toBe('Bearer error="invalid_token", error_description="the token is not a well-formed JWT"');
-  expect(bad.body).toEqual({ error: 'Unauthorized', message: 'the token is not a well-formed JWT' });
+  expect(bad.body).toEqual({ error: 'Unauthorized', message: 'the token is not a well-formed JWT', code: 'ERR_JWS_INVALID' });
   expect(ran).toEqual([]);
 });
 
