@@ -7,6 +7,6 @@ export {
   type PermissionCaseResult,
   type ObservedOutcome,
 } from './run-permission-suite';
-export type { PermissionSuite, ExpectedOutcome, SuiteStatus, SuiteRequest, SuiteGuardOptions } from './permission-suite-format';
+export type { PermissionSuite, SuiteTest, SuitePrincipal, SuiteRequest, ExpectedOutcome, SuiteStatus, SuiteGuardOptions } from './permission-suite-types';
 export { formatSuiteResult } from './suite-report';
 export { toJUnitXml } from './junit-report';

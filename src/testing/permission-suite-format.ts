@@ -5,10 +5,9 @@ import { ConfigError, jsonPath } from '../policy/compile/config-error';
 import { loadDocument, isPlainObject } from '../policy/compile/load-document';
 import { quoted } from '../policy/compile/quoted-text';
 import { scopeListSchema } from '../policy/compile/scope-requirements';
+import type { ExpectedOutcome, PermissionSuite, SuiteGuardOptions, SuitePrincipal, SuiteRequest, SuiteStatus, SuiteTest } from './permission-suite-types';
 
-/** The statuses a guarded request can end with: allowed (the route answers), refused unread, unauthenticated, forbidden, no such operation. */
-export const SUITE_STATUSES = [200, 400, 401, 403, 404] as const;
-export type SuiteStatus = (typeof SUITE_STATUSES)[number];
+const SUITE_STATUSES = [200, 400, 401, 403, 404] as const satisfies readonly SuiteStatus[];
 
 /** The principal every suite has without declaring it: a caller that sends no token. */
 export const ANONYMOUS = 'anonymous';
@@ -52,7 +51,6 @@ const outcomeSchema = z
     error: 'a denied request is granted no attributes: expect attributes: [] or drop them',
   });
 
-export type ExpectedOutcome = z.output<typeof outcomeSchema>;
 
 const requestSchema = z
   .object({
@@ -73,7 +71,6 @@ const requestSchema = z
   }, wrongType('request must be an object: { method, path, headers?, body? }'))
   .strict();
 
-export type SuiteRequest = z.output<typeof requestSchema>;
 
 const principalSchema = z
   .object({
@@ -96,30 +93,46 @@ const testSchema = z
   .strict()
   .refine((test) => (test.principal === undefined) !== (test.principals === undefined), { error: 'give either principal (one name) or principals (a list), exactly one of them' });
 
+const guardSchema = z
+  .object({
+    scheme: z.string({ error: 'scheme must name a security scheme of the document' }).min(1).optional(),
+    roleBinding: claimPathSchema('roleBinding').optional(),
+    requiredScopes: scopeListSchema.optional(),
+    refRoot: z.string({ error: 'refRoot must be the path of a folder' }).min(1).optional(),
+    strict: z.boolean({ error: 'strict must be true or false' }).optional(),
+  }, wrongType('guard must be an object: { scheme?, roleBinding?, requiredScopes?, refRoot?, strict? }'))
+  .strict();
+
 const suiteSchema = z
   .object({
     name: name('the suite name').optional(),
     description: z.string({ error: 'description must be text' }).optional(),
     openapi: z.union([z.string().min(1), z.custom<Record<string, unknown>>(isPlainObject)], { error: 'openapi must be the path of the OpenAPI document (relative to the suite file)' }),
     acl: z.union([z.string().min(1), z.custom<Record<string, unknown>>(isPlainObject)], { error: 'acl must be the path of the permission declaration (relative to the suite file)' }),
-    guard: z
-      .object({
-        scheme: z.string({ error: 'scheme must name a security scheme of the document' }).min(1).optional(),
-        roleBinding: claimPathSchema('roleBinding').optional(),
-        requiredScopes: scopeListSchema.optional(),
-        refRoot: z.string({ error: 'refRoot must be the path of a folder' }).min(1).optional(),
-        strict: z.boolean({ error: 'strict must be true or false' }).optional(),
-      }, wrongType('guard must be an object: { scheme?, roleBinding?, requiredScopes?, refRoot?, strict? }'))
-      .strict()
-      .default({}),
+    guard: guardSchema.default({}),
     principals: z.record(name('a principal name'), principalSchema, wrongType('principals must be a map of name: { claims }')).default({}),
     tests: z.array(testSchema, wrongType('tests must be a list of tests')).min(1, { error: 'a suite needs at least one test' }),
   }, wrongType('a suite must be an object: { openapi, acl, principals, tests }'))
   .strict();
 
-/** A permission test suite as written (in YAML, JSON, or as an object given to runPermissionSuite). */
-export type PermissionSuite = z.input<typeof suiteSchema>;
-export type SuiteGuardOptions = z.output<typeof suiteSchema>['guard'];
+// The documented types and the schema describe one format: what the types allow, the schema takes,
+// and what it gives back has the types' shape (a type error here when the two drift apart).
+type Accepts<Schema extends z.ZodType, T> = [T] extends [z.input<Schema>]
+  ? [z.output<Schema>] extends [T]
+    ? [Exclude<keyof T, keyof z.input<Schema>> | Exclude<keyof z.input<Schema>, keyof T>] extends [never]
+      ? true
+      : never
+    : never
+  : never;
+const formatAgrees: [
+  Accepts<typeof suiteSchema, PermissionSuite>,
+  Accepts<typeof guardSchema, SuiteGuardOptions>,
+  Accepts<typeof principalSchema, SuitePrincipal>,
+  Accepts<typeof testSchema, SuiteTest>,
+  Accepts<typeof requestSchema, SuiteRequest>,
+  Accepts<typeof outcomeSchema, ExpectedOutcome>,
+] = [true, true, true, true, true, true];
+void formatAgrees;
 
 /** One principal sending one request: a suite's test expands into one case per principal. */
 export interface SuiteCase {

@@ -1,6 +1,7 @@
 import { compileOperations } from '../policy/compile/compile-acl';
 import { createTestIssuer } from './create-test-issuer';
-import { loadPermissionSuite, type ExpectedOutcome, type PermissionSuite, type SuiteCase } from './permission-suite-format';
+import { loadPermissionSuite, type SuiteCase } from './permission-suite-format';
+import type { ExpectedOutcome, PermissionSuite } from './permission-suite-types';
 import { serveGuardedApp, type Answer } from './suite-server';
 
 export interface RunPermissionSuiteOptions {

@@ -5,7 +5,7 @@ import { bearerJwtAcl } from '../hosts/express/express-acl';
 import type { DecisionLogEvent } from '../guard/decision-log';
 import type { Decision } from '../policy/evaluate/evaluator';
 import type { BearerJwtHandler } from '../token/bearer-jwt';
-import type { SuiteGuardOptions, SuiteRequest } from './permission-suite-format';
+import type { SuiteGuardOptions, SuiteRequest } from './permission-suite-types';
 
 /** Past this a request is given up on: the suite fails with an error instead of hanging CI. */
 const ANSWER_TIMEOUT_MS = 30_000;
