@@ -17,3 +17,5 @@ export type { ErrorAnswers, JsonErrorBody, ProblemBody } from '../guard/error-an
 export { RequestValidationError } from '../policy/request/request-validation-error';
 export type { AclOptions } from '../guard/acl-options';
 export type { DecisionLog, DecisionLogEvent } from '../guard/decision-log';
+export { CHANNELS as TELEMETRY_CHANNELS, type DecisionMessage, type VerificationFailureMessage } from '../telemetry/channels';
+export type { DecisionResultName } from '../telemetry/attribute-names';

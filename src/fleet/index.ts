@@ -10,3 +10,4 @@ export { writeBundle, type WriteBundleOptions } from './bundle/bundle-writer';
 export { createDecisionLogUploader, type DecisionLogUploader, type DecisionLogUploaderOptions, type DecisionLogUploaderStatus } from './decision-logs/decision-log-uploader';
 export type { MaskRule } from './decision-logs/mask-event';
 export { remoteOpa, type RemoteOpaOptions } from './remote-opa';
+export type { BundleMessage, DecisionLogDroppedMessage } from '../telemetry/channels';

@@ -54,8 +54,16 @@ export interface OtelMeterProvider {
   getMeter(name: string): OtelMeter;
 }
 
+/** The API's global tracer provider: a proxy that delegates to the registered one. */
+export interface OtelProxyTracerProvider {
+  getTracer(name: string): OtelTracer;
+  getDelegate?(): unknown;
+}
+
 export interface OtelApi {
-  trace: { getTracer(name: string): OtelTracer };
+  trace: { getTracer(name: string): OtelTracer; getTracerProvider(): OtelProxyTracerProvider };
+  /** A new proxy delegates to the API's one no-op provider until one is set. */
+  ProxyTracerProvider: new () => { getDelegate(): unknown };
   metrics: { getMeterProvider(): OtelMeterProvider };
   context: { active(): unknown };
   /** The API's one no-op meter: what a provider that records nothing gives. */

@@ -1,7 +1,7 @@
 import type { Decision } from '../policy/evaluate/evaluator';
 import { ATTRIBUTES, type DecisionResultName } from './attribute-names';
 import { decisionChannel, verificationFailureChannel } from './channels';
-import { decisionSpan } from './decision-span';
+import { decisionSpan, tracing } from './decision-span';
 import { instruments } from './instruments';
 import { openTelemetry, type Attributes } from './optional-api';
 
@@ -22,12 +22,15 @@ export interface GuardedDecision {
 }
 
 /**
- * Whether anything records decisions: the API is installed, or `svcgate:decision` has
- * subscribers. The guard asks once per request, before it starts the clock; without either this
- * is a variable read and a property read.
+ * Whether anything records decisions: `svcgate:decision` has subscribers, or an OpenTelemetry SDK
+ * is registered (a tracer or a meter provider). The guard asks once per request, before it starts
+ * the clock: without the API this is a variable read and a property read, with the API alone
+ * two look-ups of its global providers.
  */
 export function decisionsWatched(): boolean {
-  return openTelemetry() !== null || decisionChannel.hasSubscribers;
+  if (decisionChannel.hasSubscribers) return true;
+  const api = openTelemetry();
+  return api !== null && (tracing(api) || instruments(api) !== null);
 }
 
 /** The span, the metrics and the channel message of one decision. */
@@ -39,7 +42,7 @@ export function recordDecision(record: GuardedDecision): void {
   if (api !== null) {
     const origin = performance.timeOrigin;
     const fault = result === 'unavailable' || result === 'error' ? (decision.reasons[0] ?? result) : undefined;
-    decisionSpan(api, origin + record.startedAt, origin + endedAt, () => decisionAttributes(record), fault);
+    if (tracing(api)) decisionSpan(api, origin + record.startedAt, origin + endedAt, () => decisionAttributes(record), fault);
     const metrics = instruments(api);
     if (metrics !== null) {
       const attributes = { [ATTRIBUTES.operation]: operation, [ATTRIBUTES.result]: result };
@@ -80,7 +83,7 @@ export function recordVerificationFailure(operation: string, errorCode: string, 
   const api = openTelemetry();
   if (api !== null) {
     const now = performance.timeOrigin + performance.now();
-    decisionSpan(api, now, now, () => ({
+    if (tracing(api)) decisionSpan(api, now, now, () => ({
       [ATTRIBUTES.operation]: operation,
       [ATTRIBUTES.result]: 'unauthenticated',
       [ATTRIBUTES.allow]: false,
