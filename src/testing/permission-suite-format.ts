@@ -12,6 +12,8 @@ const SUITE_STATUSES = [200, 400, 401, 403, 404] as const satisfies readonly Sui
 /** The principal every suite has without declaring it: a caller that sends no token. */
 export const ANONYMOUS = 'anonymous';
 
+/** Framing and hop-by-hop headers: the runner's to set; a wrong Content-Length would leave the server waiting for a body. */
+const RUNNER_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect']);
 const METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'] as const;
 const FORMAT_DOC = 'see "Permission test suites" in docs/library-a.md';
 
@@ -61,7 +63,10 @@ const requestSchema = z
     path: target,
     headers: z
       .record(
-        z.string().regex(/^[!#$%&'*+.^`|~\w-]+$/, { error: 'a header name is a token such as X-Request-Id' }),
+        z
+          .string()
+          .regex(/^[!#$%&'*+.^`|~\w-]+$/, { error: 'a header name is a token such as X-Request-Id' })
+          .refine((header) => !RUNNER_HEADERS.has(header.toLowerCase()), { error: 'the runner frames the request and its connection: Content-Length, Transfer-Encoding, Connection, Keep-Alive, Upgrade, TE, Trailer and Expect cannot be set (a wrong length would leave the request unanswered)' }),
         z.string({ error: 'a header value must be text' }).regex(/^[\t\x20-\x7e]*$/, { error: 'a header value must be printable ASCII on one line' }),
         wrongType('headers must be a map of name: value'),
       )
@@ -166,7 +171,9 @@ export function loadPermissionSuite(source: string | PermissionSuite, baseDir = 
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const at = issue.path.map((key) => (typeof key === 'number' ? key : String(key)));
-    throw new ConfigError(file, jsonPath(at), issue.message, fixFor(at));
+    // A map's bad key is one issue holding what is wrong with the key.
+    const problem = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+    throw new ConfigError(file, jsonPath(at), problem, fixFor(at));
   }
   const suite = result.data;
   const folder = dir ?? resolve(baseDir);
