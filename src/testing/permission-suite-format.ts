@@ -1,4 +1,4 @@
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { claimPathSchema } from '../policy/request/claim-path';
 import { ConfigError, jsonPath } from '../policy/compile/config-error';
@@ -10,7 +10,7 @@ import type { ExpectedOutcome, PermissionSuite, SuiteGuardOptions, SuitePrincipa
 const SUITE_STATUSES = [200, 400, 401, 403, 404] as const satisfies readonly SuiteStatus[];
 
 /** The principal every suite has without declaring it: a caller that sends no token. */
-export const ANONYMOUS = 'anonymous';
+const ANONYMOUS = 'anonymous';
 
 /** Framing and hop-by-hop headers: the runner's to set; a wrong Content-Length would leave the server waiting for a body. */
 const RUNNER_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect']);
@@ -53,7 +53,6 @@ const outcomeSchema = z
     error: 'a denied request is granted no attributes: expect attributes: [] or drop them',
   });
 
-
 const requestSchema = z
   .object({
     method: z
@@ -75,7 +74,6 @@ const requestSchema = z
     body: z.unknown().optional(),
   }, wrongType('request must be an object: { method, path, headers?, body? }'))
   .strict();
-
 
 const principalSchema = z
   .object({
