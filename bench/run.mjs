@@ -10,10 +10,12 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { activationStall } from './activation-stall.mjs';
+import { median, simultaneousRatio, WINDOWS } from './ratios.mjs';
 import { largeApi } from './large-acl.mjs';
 import { load, pinLoadGenerator, PINNING, SCENARIOS, startServer } from './scenarios.mjs';
 import { sidecar } from './sidecar.mjs';
 import { signatureCosts } from './signatures.mjs';
+import { telemetryCost, telemetryLines } from './telemetry.mjs';
 import { coldRequests, requestPool, signedPools } from './tokens.mjs';
 
 const require = createRequire(import.meta.url);
@@ -81,35 +83,8 @@ const SHARES = [
   ['oas-acl', 'oas-deny-half'],
 ];
 const PAIRS = [...SCENARIOS.filter((s) => s.twin).map((s) => [s.name, s.twin]), ...SHARES];
-// Several ratios sit near their targets, where the median of 5 windows moved by 0.04 between runs.
-const WINDOWS = 9;
 const ALONE_ROUNDS = 41;
 const LARGE_COMPILES = 5;
-
-/**
- * The two servers loaded at the same time on the same CPU, each by 100 connections of its own:
- * both stay busy, the scheduler shares the CPU between them, and the ratio of the requests they
- * answer is the inverse ratio of their costs per request. A change in the machine's speed hits
- * both at once, so this ratio stays within a few percent where alternating runs of the same
- * scenario moved by 30% on the 2-core machine. Median of WINDOWS windows after a warm-up.
- */
-async function simultaneousRatio(run, name, twin) {
-  await Promise.all([run(name, 2), run(twin, 2)]);
-  const ratios = [];
-  for (let window = 0; window < WINDOWS; window++) {
-    const [guarded, unguarded] = await Promise.all([run(name, 3), run(twin, 3)]);
-    ratios.push(guarded.requests.total / unguarded.requests.total);
-  }
-  ratios.sort((a, b) => a - b);
-  process.stderr.write(`simultaneous ${name} / ${twin}: ${ratios.map((r) => r.toFixed(3)).join(' ')}\n`);
-  return { value: median(ratios), low: ratios[0], high: ratios[ratios.length - 1] };
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
@@ -233,6 +208,7 @@ const signatures = await signatureCosts();
 // The large ACL activates for seconds under load: its load lasts long enough to cover it.
 const stalls = [await activationStall('example', 6), await activationStall('large', 40)];
 const side = await sidecar();
+const telemetry = await telemetryCost();
 
 const lines = [
   '# svcgate benchmark',
@@ -275,6 +251,7 @@ const lines = [
   '|---|---:|---:|---:|---:|',
   ...side.http.map((row) => `| ${row.label} | ${fmt(row.rps)} | ${fmt(row.rps / side.http[0].rps, 2)} | ${row['5xx']} | ${row.errors} |`),
   '',
+  ...telemetryLines(telemetry),
 ];
 writeFileSync(join(HERE, 'results.md'), `${lines.join('\n')}\n`);
 console.log(lines.join('\n'));
