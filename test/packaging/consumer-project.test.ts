@@ -1,9 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { freePort } from '../helpers/opa-server';
+import { installPackedProject, versionOf } from '../helpers/packed-project';
 
 // A consumer project outside the repository, from the packed tarball, as a user sets one up:
 // the @oas-tools/core quick start of the README (examples/quickstart) and one strict
@@ -11,28 +11,19 @@ import { freePort } from '../helpers/opa-server';
 // type-checks under each module resolution a user may have (node10 through typesVersions,
 // node16, nodenext, bundler); then it is compiled, and its three integrations run on 127.0.0.1.
 const ROOT = join(__dirname, '../..');
-const versionOf = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 const SECRET = 'a-consumer-secret-of-at-least-32-bytes';
 let project: string;
 const started: ChildProcess[] = [];
 
 beforeAll(() => {
-  const work = mkdtempSync(join(tmpdir(), 'svcgate-consumer-'));
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' })) as { filename: string }[];
-  project = join(work, 'consumer');
-  mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), '{"name":"consumer","private":true}');
-  // The versions this repository tests with, from npm's cache when it holds them. @oas-tools/core
-  // 3.1 is built for Express 4.
-  const packages = [
-    join(work, packed!.filename),
+  // The versions this repository tests with. @oas-tools/core 3.1 is built for Express 4.
+  project = installPackedProject('consumer', [
     `@oas-tools/core@${versionOf('@oas-tools/core')}`,
     `express@${versionOf('express4')}`,
     `typescript@${versionOf('typescript')}`,
     `@types/express@${versionOf('@types/express')}`,
     `@types/node@${versionOf('@types/node')}`,
-  ];
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...packages], { cwd: project, stdio: 'pipe' });
+  ]);
   cpSync(join(ROOT, 'examples/quickstart'), project, { recursive: true });
   cpSync(join(ROOT, 'test/fixtures/consumer'), project, { recursive: true });
 }, 300_000);

@@ -1,9 +1,9 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { freePort } from '../helpers/opa-server';
+import { installPackedProject, versionOf } from '../helpers/packed-project';
 import { parseXml } from '../helpers/parse-xml';
 
 // Issue 28 as a new user meets it: a project outside the repository with the packed tarball,
@@ -14,23 +14,14 @@ import { parseXml } from '../helpers/parse-xml';
 // createTestIssuer alone, `svcgate test` through the installed bin, and the SDK's spans and a
 // Prometheus scrape.
 const ROOT = join(__dirname, '../..');
-const versionOf = (name: string) => (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 const SECRET = 'a-new-user-secret-of-at-least-32-bytes';
 let project: string;
 const started: ChildProcess[] = [];
 
 beforeAll(() => {
-  const work = mkdtempSync(join(tmpdir(), 'svcgate-new-user-'));
-  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' })) as { filename: string }[];
-  project = join(work, 'new-user');
-  mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), '{"name":"new-user","private":true,"type":"module"}');
-  // One install for the whole file, at the versions this repository tests with (npm's cache holds them).
-  const packages = [
-    join(work, packed!.filename),
-    ...['express', '@opentelemetry/api', '@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-metrics', '@opentelemetry/exporter-prometheus'].map((name) => `${name}@${versionOf(name)}`),
-  ];
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...packages], { cwd: project, stdio: 'pipe' });
+  // One install for the whole file, at the versions this repository tests with.
+  const packages = ['express', '@opentelemetry/api', '@opentelemetry/sdk-trace-base', '@opentelemetry/sdk-metrics', '@opentelemetry/exporter-prometheus'];
+  project = installPackedProject('new-user', packages.map((name) => `${name}@${versionOf(name)}`));
   for (const file of ['openapi.yaml', 'permissions.yaml']) cpSync(join(ROOT, 'examples/quickstart', file), join(project, file));
   cpSync(join(ROOT, 'test/fixtures/new-user'), project, { recursive: true });
 }, 300_000);

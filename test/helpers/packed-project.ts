@@ -1,0 +1,26 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '../..');
+
+/** The version of a package in this repository's node_modules: the one its tests run with. */
+export function versionOf(name: string): string {
+  return (JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/**
+ * A project outside the repository as a user sets one up: the repository packed by `npm pack`,
+ * installed with `packages` (npm specs; from npm's cache when it holds them) in one `npm install`
+ * into a new folder under the OS temp dir. Returns the project's folder.
+ */
+export function installPackedProject(name: string, packages: string[]): string {
+  const work = mkdtempSync(join(tmpdir(), `svcgate-${name}-`));
+  const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' })) as { filename: string }[];
+  const project = join(work, name);
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name, private: true }));
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, packed!.filename), ...packages], { cwd: project, stdio: 'pipe' });
+  return project;
+}
