@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { SignJWT } from 'jose';
 import { freePort } from '../helpers/opa-server';
 import { installPackedProject, versionOf } from '../helpers/packed-project';
@@ -28,6 +28,7 @@ beforeAll(() => {
 
 afterAll(() => {
   for (const child of started) child.kill();
+  rmSync(dirname(project), { recursive: true, force: true });
 });
 
 /** Starts `script` in the project and resolves with the JSON of the first line it prints. */
