@@ -61,7 +61,7 @@ export interface OtelProxyTracerProvider {
 }
 
 export interface OtelApi {
-  trace: { getTracer(name: string): OtelTracer; getTracerProvider(): OtelProxyTracerProvider };
+  trace: { getTracerProvider(): OtelProxyTracerProvider };
   /** A new proxy delegates to the API's one no-op provider until one is set. */
   ProxyTracerProvider: new () => { getDelegate(): unknown };
   metrics: { getMeterProvider(): OtelMeterProvider };

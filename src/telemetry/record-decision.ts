@@ -1,7 +1,7 @@
 import type { Decision } from '../policy/evaluate/evaluator';
 import { ATTRIBUTES, type DecisionResultName } from './attribute-names';
 import { decisionChannel, verificationFailureChannel } from './channels';
-import { decisionSpan, tracing } from './decision-span';
+import { activeTracer, decisionSpan } from './decision-span';
 import { instruments } from './instruments';
 import { openTelemetry, type Attributes } from './optional-api';
 
@@ -30,7 +30,7 @@ export interface GuardedDecision {
 export function decisionsWatched(): boolean {
   if (decisionChannel.hasSubscribers) return true;
   const api = openTelemetry();
-  return api !== null && (tracing(api) || instruments(api) !== null);
+  return api !== null && (activeTracer(api) !== undefined || instruments(api) !== null);
 }
 
 /** The span, the metrics and the channel message of one decision. */
@@ -42,7 +42,8 @@ export function recordDecision(record: GuardedDecision): void {
   if (api !== null) {
     const origin = performance.timeOrigin;
     const fault = result === 'unavailable' || result === 'error' ? (decision.reasons[0] ?? result) : undefined;
-    if (tracing(api)) decisionSpan(api, origin + record.startedAt, origin + endedAt, () => decisionAttributes(record), fault);
+    const tracer = activeTracer(api);
+    if (tracer !== undefined) decisionSpan(api, tracer, origin + record.startedAt, origin + endedAt, () => decisionAttributes(record), fault);
     const metrics = instruments(api);
     if (metrics !== null) {
       const attributes = { [ATTRIBUTES.operation]: operation, [ATTRIBUTES.result]: result };
@@ -83,7 +84,8 @@ export function recordVerificationFailure(operation: string, errorCode: string, 
   const api = openTelemetry();
   if (api !== null) {
     const now = performance.timeOrigin + performance.now();
-    if (tracing(api)) decisionSpan(api, now, now, () => ({
+    const tracer = activeTracer(api);
+    if (tracer !== undefined) decisionSpan(api, tracer, now, now, () => ({
       [ATTRIBUTES.operation]: operation,
       [ATTRIBUTES.result]: 'unauthenticated',
       [ATTRIBUTES.allow]: false,
