@@ -94,6 +94,25 @@ describe('remoteOpa', () => {
     expect(other.body.message).toMatch(/the remote OPA did not decide: cannot be reached \(ECONNREFUSED\)/);
   });
 
+  test("a handler that changes req.auth.decision changes no later request's decision from the cache", async () => {
+    const guarded = express();
+    guarded.use(bearerJwtAcl({ openapi: EXAMPLE_OPENAPI, handler: bearerJwt(HS256), policy: { bearerAuth: remoteOpa({ url: opa.url }) } }));
+    guarded.use((req, res) => {
+      const auth = (req as express.Request & { auth: { decision: { attributes: string[] }; filter: <T>(data: T) => T } }).auth;
+      const shown = auth.filter({ id: 3, password: 'secret' });
+      try {
+        // A careless handler: the decision the next caller gets from the cache must not be this one.
+        auth.decision.attributes = ['*'];
+      } catch {
+        // A cached decision is frozen.
+      }
+      res.json(shown);
+    });
+    const user = await token({ role: 'user', userId: 3 });
+    expect((await settled(guarded, '/api/v1/users/3', user)).body).toEqual({ id: 3 });
+    expect((await request(guarded).get('/api/v1/users/3').set('Authorization', `Bearer ${user}`)).body).toEqual({ id: 3 });
+  });
+
   test('an OPA that never answers costs timeoutMs, then 503', async () => {
     const { url, server } = await fakeOpa(() => undefined);
     try {
