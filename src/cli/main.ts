@@ -14,7 +14,7 @@ import { aclDiff, formatDiff } from './acl-diff';
 import { auditMatrix, formatMatrix } from './audit-matrix';
 import { auditPage } from './audit-page';
 import { explainRequest, formatExplanation } from './explain-request';
-import { svcgateVersion } from '../guard/svcgate-version';
+import { svcgateVersion } from '../policy/evaluate/svcgate-version';
 import { COMMANDS, commandHelp, overview } from './command-help';
 import { UsageError } from './usage-error';
 

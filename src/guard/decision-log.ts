@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DecisionResult } from '../policy/evaluate/decide';
 import type { DecisionSource } from '../policy/evaluate/decision-source';
 import { denied, type Decision, type PolicyInput } from '../policy/evaluate/evaluator';
-import { svcgateVersion } from './svcgate-version';
+import { svcgateVersion } from '../policy/evaluate/svcgate-version';
 
 /** The path OPA's decision logs give the decision: the policy's entrypoint. */
 export const DECISION_PATH = 'svcgate/authz/decision';

@@ -1,3 +1,4 @@
+import { svcgateVersion } from '../policy/evaluate/svcgate-version';
 import type { Attributes, OtelApi, OtelTracer } from './optional-api';
 
 /** The span every guarded request's decision gets (attributes in attribute-names.ts). */
@@ -16,13 +17,13 @@ let tracer: OtelTracer | undefined;
  */
 export function activeTracer(api: OtelApi): OtelTracer | undefined {
   const provider = api.trace.getTracerProvider();
-  if (typeof provider.getDelegate !== 'function') return (tracer ??= provider.getTracer('svcgate'));
+  if (typeof provider.getDelegate !== 'function') return (tracer ??= provider.getTracer('svcgate', svcgateVersion()));
   noopProvider ??= new api.ProxyTracerProvider().getDelegate();
   const registered = provider.getDelegate();
   if (registered === noopProvider) return undefined;
   if (registered !== delegate) {
     delegate = registered;
-    tracer = provider.getTracer('svcgate');
+    tracer = provider.getTracer('svcgate', svcgateVersion());
   }
   return tracer;
 }

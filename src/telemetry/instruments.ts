@@ -1,3 +1,4 @@
+import { svcgateVersion } from '../policy/evaluate/svcgate-version';
 import type { OtelApi, OtelCounter, OtelHistogram, OtelMeter, OtelMeterProvider } from './optional-api';
 import { ATTRIBUTES } from './attribute-names';
 
@@ -44,7 +45,7 @@ export function instruments(api: OtelApi): Instruments | null {
   const now = api.metrics.getMeterProvider();
   if (now !== provider) {
     provider = now;
-    const meter = now.getMeter('svcgate');
+    const meter = now.getMeter('svcgate', svcgateVersion());
     current = meter === api.createNoopMeter() ? null : created(meter);
   }
   return current;

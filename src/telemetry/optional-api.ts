@@ -51,12 +51,12 @@ export interface OtelMeter {
 }
 
 export interface OtelMeterProvider {
-  getMeter(name: string): OtelMeter;
+  getMeter(name: string, version?: string): OtelMeter;
 }
 
 /** The API's global tracer provider: a proxy that delegates to the registered one. */
 export interface OtelProxyTracerProvider {
-  getTracer(name: string): OtelTracer;
+  getTracer(name: string, version?: string): OtelTracer;
   getDelegate?(): unknown;
 }
 

@@ -7,6 +7,8 @@ export interface InMemorySdk {
   spans(name?: string): ReadableSpan[];
   /** The metrics collected now (cumulative since the provider was registered). */
   collect(): Promise<MetricData[]>;
+  /** The instrumentation scopes svcgate's metrics were collected under now. */
+  metricScopes(): Promise<{ name: string; version?: string }[]>;
   /** The data points of one metric now; [] when it has none. */
   points<T = number>(name: string): Promise<DataPoint<T>[]>;
   resetSpans(): void;
@@ -25,14 +27,16 @@ export function registerInMemorySdk(): InMemorySdk {
   const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 });
   const meterProvider = new MeterProvider({ readers: [reader] });
   metrics.setGlobalMeterProvider(meterProvider);
-  const collect = async () => {
+  const svcgateScopes = async () => {
     metricExporter.reset();
     await reader.forceFlush();
-    return metricExporter.getMetrics().flatMap((resource) => resource.scopeMetrics.filter((scope) => scope.scope.name === 'svcgate').flatMap((scope) => scope.metrics));
+    return metricExporter.getMetrics().flatMap((resource) => resource.scopeMetrics.filter((scope) => scope.scope.name === 'svcgate'));
   };
+  const collect = async () => (await svcgateScopes()).flatMap((scope) => scope.metrics);
   return {
     spans: (name) => spanExporter.getFinishedSpans().filter((span) => name === undefined || span.name === name),
     collect,
+    metricScopes: async () => (await svcgateScopes()).map((scope) => scope.scope),
     points: async <T>(name: string) => ((await collect()).find((metric) => metric.descriptor.name === name)?.dataPoints ?? []) as DataPoint<T>[],
     resetSpans: () => spanExporter.reset(),
     shutdown: async () => {

@@ -2,6 +2,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import type { Histogram } from '@opentelemetry/sdk-metrics';
 import express from 'express';
 import request from 'supertest';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { bearerJwt, bearerJwtAcl } from '../../src/auth';
@@ -38,6 +39,13 @@ function guardedApp(options: Record<string, unknown> = { acl: ACL }) {
 
 const bearer = async (claims: Record<string, unknown>) => `Bearer ${await token(claims)}`;
 const attributesOf = (index = 0) => sdk.spans('svcgate.decide')[index]?.attributes;
+
+test("spans and metrics carry svcgate's name and package version as their instrumentation scope", async () => {
+  const { version } = JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string };
+  expect((await request(guardedApp()).get('/api/v1/users/1').set('Authorization', await bearer({ role: 'user', userId: 1 }))).status).toBe(200);
+  expect(sdk.spans('svcgate.decide')[0]!.instrumentationScope).toEqual({ name: 'svcgate', version });
+  expect(await sdk.metricScopes()).toContainEqual(expect.objectContaining({ name: 'svcgate', version }));
+});
 
 test('an allowed request: one svcgate.decide span with the operation, result, role, possession, revisions and cache hit', async () => {
   const app = guardedApp();
