@@ -6,6 +6,7 @@ import { loadDocument, isPlainObject } from '../policy/compile/load-document';
 import { quoted } from '../policy/compile/quoted-text';
 import { scopeListSchema } from '../policy/compile/scope-requirements';
 import type { ExpectedOutcome, PermissionSuite, SuiteGuardOptions, SuitePrincipal, SuiteRequest, SuiteStatus, SuiteTest } from './permission-suite-types';
+import { jsonOver, MAX_BODY_BYTES, MAX_CLAIMS_BYTES, MAX_REQUEST_HEAD_BYTES, MAX_SUITE_CASES, requestHeadOver } from './suite-limits';
 
 const SUITE_STATUSES = [200, 400, 401, 403, 404] as const satisfies readonly SuiteStatus[];
 
@@ -179,6 +180,7 @@ export function loadPermissionSuite(source: string | PermissionSuite, baseDir = 
   if (Object.hasOwn(suite.principals, ANONYMOUS) && suite.principals[ANONYMOUS]!.claims !== undefined) {
     throw new ConfigError(file, jsonPath(['principals', ANONYMOUS]), 'anonymous is the built-in principal that sends no token', 'give the principal with claims another name');
   }
+  checkSuiteSize(suite, file);
   return {
     name: suite.name ?? (typeof source === 'string' ? file : 'permission suite'),
     file,
@@ -192,6 +194,29 @@ export function loadPermissionSuite(source: string | PermissionSuite, baseDir = 
 type Test = z.output<typeof testSchema>;
 type Principals = z.output<typeof suiteSchema>['principals'];
 
+/** The bounds of suite-limits.ts, checked before any case is made or request sent. */
+function checkSuiteSize(suite: z.output<typeof suiteSchema>, file: string): void {
+  let cases = 0;
+  suite.tests.forEach((test, index) => {
+    cases += test.principals?.length ?? 1;
+    if (cases > MAX_SUITE_CASES) {
+      throw new ConfigError(file, jsonPath(['tests', index]), `the suite makes more than ${MAX_SUITE_CASES} cases (one per principal of each test; the limit)`, 'split it into several suites, one per area of the API');
+    }
+    const { path, headers, body } = test.request;
+    if (requestHeadOver(path, headers, MAX_REQUEST_HEAD_BYTES)) {
+      throw new ConfigError(file, jsonPath(['tests', index, 'request']), `the path and headers take more than ${MAX_REQUEST_HEAD_BYTES} bytes (the limit; the server would refuse them with 431 before the guard)`, 'shorten the path and headers');
+    }
+    if (body !== undefined && (typeof body === 'string' ? body.length > MAX_BODY_BYTES || Buffer.byteLength(body) > MAX_BODY_BYTES : jsonOver(body, MAX_BODY_BYTES))) {
+      throw new ConfigError(file, jsonPath(['tests', index, 'request', 'body']), `the body takes more than ${MAX_BODY_BYTES} bytes (the limit; the app's express.json() answers 413 to a larger one before the guard)`, 'send only the fields the guard reads');
+    }
+  });
+  for (const [principal, { claims }] of Object.entries(suite.principals)) {
+    if (claims !== undefined && jsonOver(claims, MAX_CLAIMS_BYTES)) {
+      throw new ConfigError(file, jsonPath(['principals', principal, 'claims']), `the claims take more than ${MAX_CLAIMS_BYTES} bytes as JSON (the limit; the token is sent in a header)`, 'keep the claims the ACL and roleBinding read');
+    }
+  }
+}
+
 function casesOf(test: Test, index: number, principals: Principals, file: string): SuiteCase[] {
   const names = test.principals ?? [test.principal!];
   const at = (...path: (string | number)[]) => jsonPath(['tests', index, ...path]);
@@ -201,8 +226,9 @@ function casesOf(test: Test, index: number, principals: Principals, file: string
       throw new ConfigError(file, where, `no principal is named ${quoted(principal)}`, `declare it under principals (principals: { ${principal}: { claims: { ... } } }), or use ${ANONYMOUS} for a caller without a token`);
     }
   });
+  const listed = new Set(names);
   for (const principal of Object.keys(test.expectFor ?? {})) {
-    if (!names.includes(principal)) throw new ConfigError(file, at('expectFor', principal), `${quoted(principal)} is not a principal of this test`, `list it in the test's principals, or remove it from expectFor`);
+    if (!listed.has(principal)) throw new ConfigError(file, at('expectFor', principal), `${quoted(principal)} is not a principal of this test`, `list it in the test's principals, or remove it from expectFor`);
   }
   return names.map((principal) => {
     const expected = test.expectFor?.[principal] ?? test.expect;
