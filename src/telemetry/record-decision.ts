@@ -70,8 +70,12 @@ function decisionAttributes({ operation, result, decision, cacheHit, source }: G
   return attributes;
 }
 
-/** A code as the error gave it when it looks like one; anything else is one fixed value, so that metric attributes stay bounded. */
-const CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
+/**
+ * A code as the error gave it when it is of the form jose's and svcgate's are (ERR_ and capitals,
+ * at most 64 characters, as docs/telemetry.md says); anything else, such as a word another
+ * verifier took from the token, is one fixed value, so that metric attributes stay bounded.
+ */
+const CODE = /^ERR_[A-Z0-9_]{1,60}$/;
 const OTHER_CODE = 'ERR_SVCGATE_INVALID_TOKEN';
 
 /**

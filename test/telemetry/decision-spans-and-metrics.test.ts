@@ -133,3 +133,16 @@ test('svcAcl records the same span (it shares the guard)', async () => {
   await request(app).get('/api/account-service/get-account?accountId=a1').set('Authorization', await bearer({ role: 'customer', accounts: ['a1'] })).expect(200);
   expect(attributesOf()).toMatchObject({ 'svcgate.operation': 'GET /api/account-service/get-account', 'svcgate.result': 'allow', 'svcgate.role': 'customer', 'svcgate.possession': 'own' });
 });
+
+test("another verifier's codes: ERR_ codes are kept, anything else (a word of the token, lower case, too long) is reported as ERR_SVCGATE_INVALID_TOKEN", async () => {
+  // A handler of the app's own, as bearerJwtAcl takes one: what it throws is the caller's to shape.
+  const refusing = (code: string) => Object.assign(async () => Promise.reject(Object.assign(new Error('refused'), { code })), { challenges: ['Bearer'] });
+  const seen: unknown[] = [];
+  for (const code of ['ERR_CUSTOM_EXPIRED', 'ALICE', 'token-abc.def', `ERR_${'X'.repeat(80)}`]) {
+    sdk.resetSpans();
+    const app = guardedApp({ acl: ACL, handler: refusing(code) });
+    expect((await request(app).get('/api/v1/users/1').set('Authorization', 'Bearer x.y.z')).status).toBe(401);
+    seen.push(attributesOf()?.['svcgate.verification.failure']);
+  }
+  expect(seen).toEqual(['ERR_CUSTOM_EXPIRED', 'ERR_SVCGATE_INVALID_TOKEN', 'ERR_SVCGATE_INVALID_TOKEN', 'ERR_SVCGATE_INVALID_TOKEN']);
+});
