@@ -31,23 +31,27 @@ export function requestHeadOver(path: string, headers: Record<string, string> | 
   return bytes > limit;
 }
 
+/** Levels of nesting, as a document file may have (MAX_FILE_DEPTH); deeper is taken as too large (an object suite's value that holds itself). */
+const MAX_DEPTH = 100;
+
 /**
  * Whether `value` as JSON is longer than `limit` (strings counted by their length, without
- * escapes). The walk stops once past the limit, so it visits at most about `limit` values
- * whatever the value holds.
+ * escapes) or nested deeper than MAX_DEPTH. The walk stops once past either, so it visits at most
+ * about `limit` values whatever the value holds, a value that holds itself included.
  */
 export function jsonOver(value: unknown, limit: number): boolean {
   let length = 0;
-  const visit = (node: unknown): boolean => {
+  const visit = (node: unknown, depth: number): boolean => {
+    if (depth > MAX_DEPTH) return true;
     if (typeof node === 'string') length += node.length + 2;
     else if (Array.isArray(node)) {
       length += 2;
-      for (const item of node) if (visit(item) || length > limit) return true;
+      for (const item of node) if (visit(item, depth + 1) || length > limit) return true;
     } else if (isPlainObject(node)) {
       length += 2;
-      for (const key in node) if ((length += key.length + 4) > limit || visit(node[key])) return true;
+      for (const key in node) if ((length += key.length + 4) > limit || visit(node[key], depth + 1)) return true;
     } else length += String(node).length;
     return length > limit;
   };
-  return visit(value);
+  return visit(value, 0);
 }

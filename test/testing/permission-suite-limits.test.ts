@@ -84,3 +84,11 @@ test('a suite within the limits runs', async () => {
   const result = await runPermissionSuite(file);
   expect(result.cases.map(({ actual }) => actual.status)).toEqual([200]);
 });
+
+test('an object suite whose body holds itself is a ConfigError, not a stack overflow', async () => {
+  const body: Record<string, unknown> = { name: 'x' };
+  body.self = body;
+  const error = await runPermissionSuite({ openapi: 'openapi.yaml', acl: 'permissions.yaml', tests: [{ name: 'loop', principal: 'anonymous', request: { method: 'PUT', path: '/api/v1/users/1', body }, expect: { status: 401 } }] }, { baseDir: EXAMPLE }).catch((thrown: unknown) => thrown);
+  expect(error).toBeInstanceOf(ConfigError);
+  expect(error).toMatchObject({ path: '$.tests[0].request.body' });
+});
