@@ -35,15 +35,16 @@ export function requestHeadOver(path: string, headers: Record<string, string> | 
 const MAX_DEPTH = 100;
 
 /**
- * Whether `value` as JSON is longer than `limit` (strings counted by their length, without
- * escapes) or nested deeper than MAX_DEPTH. The walk stops once past either, so it visits at most
+ * Whether `value` as JSON takes more than `limit` bytes (strings counted in UTF-8, without
+ * escapes) or is nested deeper than MAX_DEPTH. The walk stops once past either, so it visits at most
  * about `limit` values whatever the value holds, a value that holds itself included.
  */
 export function jsonOver(value: unknown, limit: number): boolean {
   let length = 0;
   const visit = (node: unknown, depth: number): boolean => {
     if (depth > MAX_DEPTH) return true;
-    if (typeof node === 'string') length += node.length + 2;
+    // UTF-8 bytes, measured only for a string short enough to fit: a longer one is over already.
+    if (typeof node === 'string') length += (node.length > limit ? node.length : Buffer.byteLength(node)) + 2;
     else if (Array.isArray(node)) {
       length += 2;
       for (const item of node) if (visit(item, depth + 1) || length > limit) return true;

@@ -73,6 +73,10 @@ test("a principal's claims larger than a token in a header can carry are refused
   const error = await refusal(file);
   expect(error.path).toBe('$.principals.big.claims');
   expect(error.problem).toMatch(/claims take more than 4096 bytes/);
+
+  // Counted in bytes as they are sent: 1,500 characters of three bytes each.
+  const wide = suiteFile('wide-claims.yaml', ['principals:', `  wide: { claims: { role: user, note: "${'€'.repeat(1500)}" } }`, 'tests:', '  - { name: reads, principal: wide, request: { method: GET, path: /api/v1/users/1 }, expect: { status: 403 } }']);
+  expect((await refusal(wide)).path).toBe('$.principals.wide.claims');
 });
 
 test('a suite within the limits runs', async () => {
