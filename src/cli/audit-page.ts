@@ -1,5 +1,6 @@
 import { formatScopes, type Access, type AuditMatrix } from './audit-matrix';
 import { grantCause, type AclVersion } from './grant-cause';
+import { markupText } from '../policy/compile/markup-text';
 
 const SHOWN: Record<Access, string> = { any: 'any', own: 'own', '-': 'deny', public: 'public' };
 
@@ -10,23 +11,23 @@ const SHOWN: Record<Access, string> = { any: 'any', own: 'own', '-': 'deny', pub
  * fragment (`#roles=user,admin&path=users`), so a filtered view can be linked to.
  */
 export function auditPage(matrix: AuditMatrix, version: AclVersion): string {
-  const header = matrix.roles.map((role) => `<th data-role="${escape(role)}">${escape(role)}</th>`).join('');
+  const header = matrix.roles.map((role) => `<th data-role="${markupText(role)}">${markupText(role)}</th>`).join('');
   const rows = Object.entries(matrix.operations).map(([operation, cells]) => {
     const scopes = formatScopes(matrix.scopes[operation] ?? []);
     const tds = matrix.roles.map((role) => {
       const access = cells[role] ?? '-';
       const why = explanation(version, operation, role, access, scopes);
-      return `<td class="${SHOWN[access]}" data-role="${escape(role)}" title="${escape(why)}" data-why="${escape(why)}" tabindex="0">${SHOWN[access]}</td>`;
+      return `<td class="${SHOWN[access]}" data-role="${markupText(role)}" title="${markupText(why)}" data-why="${markupText(why)}" tabindex="0">${SHOWN[access]}</td>`;
     });
-    return `<tr data-path="${escape(operation)}"><th scope="row">${escape(operation)}</th>${tds.join('')}<td class="scopes">${escape(scopes)}</td></tr>`;
+    return `<tr data-path="${markupText(operation)}"><th scope="row">${markupText(operation)}</th>${tds.join('')}<td class="scopes">${markupText(scopes)}</td></tr>`;
   });
-  const roleBoxes = matrix.roles.map((role) => `<label><input type="checkbox" name="role" value="${escape(role)}" checked> ${escape(role)}</label>`).join(' ');
+  const roleBoxes = matrix.roles.map((role) => `<label><input type="checkbox" name="role" value="${markupText(role)}" checked> ${markupText(role)}</label>`).join(' ');
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
-<title>svcgate audit ${escape(version.name)}</title>
+<title>svcgate audit ${markupText(version.name)}</title>
 <style>
 body { font: 14px system-ui, sans-serif; margin: 1.5rem; color: #1a1a1a; }
 table { border-collapse: collapse; }
@@ -41,7 +42,7 @@ td.scopes { background: #f5f5f5; cursor: default; }
 </head>
 <body>
 <h1>svcgate audit</h1>
-<p>ACL ${escape(version.name)}, data revision ${escape(matrix.revision)}. <b>any</b>: allowed; <b>own</b>: allowed to owners of the operation's owned parameters; <b>deny</b>: denied; <b>public</b>: the operation needs no token. Decided by the policy as if the token held the scopes listed. Click a cell for its grant.</p>
+<p>ACL ${markupText(version.name)}, data revision ${markupText(matrix.revision)}. <b>any</b>: allowed; <b>own</b>: allowed to owners of the operation's owned parameters; <b>deny</b>: denied; <b>public</b>: the operation needs no token. Decided by the policy as if the token held the scopes listed. Click a cell for its grant.</p>
 <form id="filters">
 <div>Roles: ${roleBoxes}</div>
 <div><label>Path contains <input type="search" name="path" placeholder="e.g. /users"></label></div>
@@ -98,9 +99,4 @@ function explanation(version: AclVersion, operation: string, role: string, acces
   const verdict = { any: 'allowed', own: 'allowed to owners', '-': 'denied', public: 'allowed to everyone' }[access];
   const needs = scopes === '-' ? '' : `; scopes needed: ${scopes}`;
   return `${role} on ${operation}: ${verdict}; ${grantCause(version, operation, role, access)}${needs}`;
-}
-
-/** Text for HTML content and attribute values: role names and paths come from files a reviewer may not have written. */
-function escape(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
