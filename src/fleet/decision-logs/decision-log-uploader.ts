@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { keepProcessAliveUntil } from '../../net/keep-process-alive';
 import { parseWith } from '../../policy/compile/parse-with';
 import { recordDroppedLogEvents } from '../../telemetry/record-fleet';
+import { EventQueue } from './event-queue';
 import { maskEvent, maskRuleSchema, type MaskRule } from './mask-event';
 import { postGzip } from './post-gzip';
 
@@ -89,7 +90,7 @@ const schema = z
 export function createDecisionLogUploader(options: DecisionLogUploaderOptions): DecisionLogUploader {
   const config = parseWith(schema, options, FILE, [], 'see createDecisionLogUploader in docs/fleets.md');
   const url = new URL(config.url);
-  let queue: object[] = [];
+  const queue = new EventQueue();
   let dropped = 0;
   let uploaded = 0;
   let failures = 0;
@@ -100,9 +101,8 @@ export function createDecisionLogUploader(options: DecisionLogUploaderOptions): 
   let closed = false;
 
   const trim = () => {
-    const over = queue.length - config.bufferSizeLimitEvents;
+    const over = queue.trimTo(config.bufferSizeLimitEvents);
     if (over > 0) {
-      queue = queue.slice(over);
       dropped += over;
       recordDroppedLogEvents({ count: over, reason: 'buffer_full' });
     }
@@ -146,7 +146,7 @@ export function createDecisionLogUploader(options: DecisionLogUploaderOptions): 
           await postGzip(url, batch.body, config.headers, config.timeoutMs);
         } catch (error) {
           // What was not sent goes back in front, oldest first, and the bound applies again.
-          queue = [...batches.slice(index).flatMap((unsent) => unsent.items.map((item) => item.event)), ...queue];
+          queue.unshiftAll(batches.slice(index).flatMap((unsent) => unsent.items.map((item) => item.event)));
           trim();
           failures += 1;
           lastError = { message: error instanceof Error ? error.message : String(error), at: new Date().toISOString() };
