@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { claimPathSchema } from '../policy/request/claim-path';
 import { ConfigError, jsonPath } from '../policy/compile/config-error';
+import { MAX_FILE_DEPTH } from '../policy/compile/document-limits';
 import { loadDocument, isPlainObject } from '../policy/compile/load-document';
 import { quoted } from '../policy/compile/quoted-text';
 import { scopeListSchema } from '../policy/compile/scope-requirements';
@@ -207,12 +208,12 @@ function checkSuiteSize(suite: z.output<typeof suiteSchema>, file: string): void
       throw new ConfigError(file, jsonPath(['tests', index, 'request']), `the path and headers take more than ${MAX_REQUEST_HEAD_BYTES} bytes (the limit; the server would refuse them with 431 before the guard)`, 'shorten the path and headers');
     }
     if (body !== undefined && (typeof body === 'string' ? body.length > MAX_BODY_BYTES || Buffer.byteLength(body) > MAX_BODY_BYTES : jsonOver(body, MAX_BODY_BYTES))) {
-      throw new ConfigError(file, jsonPath(['tests', index, 'request', 'body']), `the body takes more than ${MAX_BODY_BYTES} bytes or 100 levels of nesting (the limit; the app's express.json() answers 413 to a larger one before the guard)`, 'send only the fields the guard reads');
+      throw new ConfigError(file, jsonPath(['tests', index, 'request', 'body']), `the body takes more than ${MAX_BODY_BYTES} bytes or ${MAX_FILE_DEPTH} levels of nesting (the limit; the app's express.json() answers 413 to a larger one before the guard)`, 'send only the fields the guard reads');
     }
   });
   for (const [principal, { claims }] of Object.entries(suite.principals)) {
     if (claims !== undefined && jsonOver(claims, MAX_CLAIMS_BYTES)) {
-      throw new ConfigError(file, jsonPath(['principals', principal, 'claims']), `the claims take more than ${MAX_CLAIMS_BYTES} bytes as JSON or 100 levels of nesting (the limit; the token is sent in a header)`, 'keep the claims the ACL and roleBinding read');
+      throw new ConfigError(file, jsonPath(['principals', principal, 'claims']), `the claims take more than ${MAX_CLAIMS_BYTES} bytes as JSON or ${MAX_FILE_DEPTH} levels of nesting (the limit; the token is sent in a header)`, 'keep the claims the ACL and roleBinding read');
     }
   }
 }

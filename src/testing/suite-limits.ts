@@ -1,3 +1,4 @@
+import { MAX_FILE_DEPTH } from '../policy/compile/document-limits';
 import { isPlainObject } from '../policy/compile/plain-object';
 
 /**
@@ -31,18 +32,17 @@ export function requestHeadOver(path: string, headers: Record<string, string> | 
   return bytes > limit;
 }
 
-/** Levels of nesting, as a document file may have (MAX_FILE_DEPTH); deeper is taken as too large (an object suite's value that holds itself). */
-const MAX_DEPTH = 100;
 
 /**
  * Whether `value` as JSON takes more than `limit` bytes (strings counted in UTF-8, without
- * escapes) or is nested deeper than MAX_DEPTH. The walk stops once past either, so it visits at most
- * about `limit` values whatever the value holds, a value that holds itself included.
+ * escapes) or is nested deeper than a document file may be (MAX_FILE_DEPTH: an object suite's
+ * value may hold itself). The walk stops once past either, so it visits at most about `limit`
+ * values whatever the value holds.
  */
 export function jsonOver(value: unknown, limit: number): boolean {
   let length = 0;
   const visit = (node: unknown, depth: number): boolean => {
-    if (depth > MAX_DEPTH) return true;
+    if (depth > MAX_FILE_DEPTH) return true;
     // UTF-8 bytes, measured only for a string short enough to fit: a longer one is over already.
     if (typeof node === 'string') length += (node.length > limit ? node.length : Buffer.byteLength(node)) + 2;
     else if (Array.isArray(node)) {
