@@ -23,6 +23,12 @@ export interface OasSetup {
   exposeReasons?: boolean;
   /** NODE_ENV while the host initializes (BearerJWT is created then); restored after. */
   nodeEnv?: string;
+  /** BearerJWT's errors option. */
+  errors?: 'json' | 'problem' | 'next';
+  /** false: the host's error handler is off (middleware.error.disable). */
+  hostErrorHandler?: boolean;
+  /** An app error middleware after the host's, which answers with the error it received (as JSON); 'async': after a timer. */
+  appErrorHandler?: boolean | 'async';
 }
 
 export interface OasHost {

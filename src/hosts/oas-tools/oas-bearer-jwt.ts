@@ -235,7 +235,11 @@ export class BearerJWT {
     const operation = check?.key ?? operationKey(req.method ?? 'GET', template);
     const refusal = withoutCredentials ? credentialsMissing(NO_BEARER, 'Bearer', NO_CREDENTIALS) : credentialsRefused(error);
     reportRefusedCredentials(this.options.decisionLog, evaluator, operation, refusal);
-    if (check !== undefined) return this.refuse(res, refusal, next);
+    // The security step calls next() once more after this error (see register): with 'next', the
+    // error goes on after that call has met decideRequest, which stops it, so that Express does
+    // not take that call for the end of the chain and answer 404 before an app error handler that
+    // answers later has done so.
+    if (check !== undefined) return this.refuse(res, refusal, (passed) => setImmediate(next, passed));
     res.setHeader('WWW-Authenticate', withoutCredentials ? 'Bearer' : challengesOf(error));
     next(error);
   }
