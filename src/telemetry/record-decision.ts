@@ -3,7 +3,9 @@ import { ATTRIBUTES, type DecisionResultName } from './attribute-names';
 import { decisionChannel, verificationFailureChannel } from './channels';
 import { activeTracer, decisionSpan } from './decision-span';
 import { instruments } from './instruments';
+import { contained } from './contained';
 import { openTelemetry, type Attributes } from './optional-api';
+import { stableFailureCode } from '../token/failure-code';
 
 /** The revisions deciding now (a DecisionSource). */
 interface Revisions {
@@ -30,7 +32,13 @@ export interface GuardedDecision {
 export function decisionsWatched(): boolean {
   if (decisionChannel.hasSubscribers) return true;
   const api = openTelemetry();
-  return api !== null && (activeTracer(api) !== undefined || instruments(api) !== null);
+  if (api === null) return false;
+  try {
+    return activeTracer(api) !== undefined || instruments(api) !== null;
+  } catch {
+    // A provider that throws when asked records nothing; contained() says so once if it is asked to record.
+    return false;
+  }
 }
 
 /** The span, the metrics and the channel message of one decision. */
@@ -39,7 +47,7 @@ export function recordDecision(record: GuardedDecision): void {
   const seconds = (endedAt - record.startedAt) / 1000;
   const { operation, result, decision, cacheHit, source } = record;
   const api = openTelemetry();
-  if (api !== null) {
+  if (api !== null) contained(() => {
     const origin = performance.timeOrigin;
     const fault = result === 'unavailable' || result === 'error' ? (decision.reasons[0] ?? result) : undefined;
     const tracer = activeTracer(api);
@@ -50,7 +58,7 @@ export function recordDecision(record: GuardedDecision): void {
       metrics.decisions.add(1, attributes);
       metrics.decisionDuration.record(seconds, attributes);
     }
-  }
+  });
   if (decisionChannel.hasSubscribers) {
     decisionChannel.publish({ operation, result, allow: decision.allow, role: decision.role, possession: decision.possession, policyRevision: source.policyRevision, dataRevision: source.revision, cacheHit, durationSeconds: seconds, decision });
   }
@@ -71,22 +79,15 @@ function decisionAttributes({ operation, result, decision, cacheHit, source }: G
 }
 
 /**
- * A code as the error gave it when it is of the form jose's and svcgate's are (ERR_ and capitals,
- * at most 64 characters, as docs/telemetry.md says); anything else, such as a word another
- * verifier took from the token, is one fixed value, so that metric attributes stay bounded.
- */
-const CODE = /^ERR_[A-Z0-9_]{1,60}$/;
-const OTHER_CODE = 'ERR_SVCGATE_INVALID_TOKEN';
-
-/**
  * A request refused 401 before any decision: a `svcgate.decide` span (result unauthenticated,
  * with the code; it starts and ends at the refusal, as the verification ran before the guard
  * knew it would fail), the decision and failure counters, and `svcgate:verification-failure`.
  */
 export function recordVerificationFailure(operation: string, errorCode: string, description: string, source: Revisions): void {
-  const code = CODE.test(errorCode) ? errorCode : OTHER_CODE;
+  // As docs/telemetry.md says: a code of another form is one fixed value, so metric attributes stay bounded.
+  const code = stableFailureCode(errorCode);
   const api = openTelemetry();
-  if (api !== null) {
+  if (api !== null) contained(() => {
     const now = performance.timeOrigin + performance.now();
     const tracer = activeTracer(api);
     if (tracer !== undefined) decisionSpan(api, tracer, now, now, () => ({
@@ -102,6 +103,6 @@ export function recordVerificationFailure(operation: string, errorCode: string, 
       metrics.decisions.add(1, { [ATTRIBUTES.operation]: operation, [ATTRIBUTES.result]: 'unauthenticated' });
       metrics.verificationFailures.add(1, { [ATTRIBUTES.operation]: operation, [ATTRIBUTES.verificationFailure]: code });
     }
-  }
+  });
   if (verificationFailureChannel.hasSubscribers) verificationFailureChannel.publish({ operation, code, description });
 }

@@ -65,13 +65,13 @@ test("library B: the seed's services behind svcAcl, the after-interceptor and th
   for (const line of lines) results.push(await curl(line));
   expect(results).toEqual([
     { status: 200, body: { status: 'ok' } },
-    { status: 401, body: { error: 'Unauthorized', message: 'this operation needs a bearer token' } },
+    { status: 401, body: { error: 'Unauthorized', message: 'this operation needs a bearer token', code: 'ERR_SVCGATE_NO_CREDENTIALS' } },
     { status: 200, body: { id: 1, name: 'Ada' } },
-    { status: 403, body: { error: 'Forbidden', message: 'no role of the caller is granted create on /api/user-service/create-user' } },
+    { status: 403, body: { error: 'Forbidden', message: 'no role of the caller is granted create on /api/user-service/create-user', code: 'ERR_SVCGATE_FORBIDDEN' } },
     { status: 201, body: { created: { id: 'acc-1', owner: 'Ada', users: 1 } } },
     { status: 400, body: { error: 'ValidationError', message: 'owner is required' } },
     { status: 200, body: { id: 'acc-1', owner: 'Ada', users: 1 } },
-    { status: 403, body: { error: 'Forbidden', message: 'read:own needs ownership of query parameter accountId' } },
+    { status: 403, body: { error: 'Forbidden', message: 'read:own needs ownership of query parameter accountId', code: 'ERR_SVCGATE_FORBIDDEN' } },
     { status: 200, body: [{ id: 'acc-1', owner: 'Ada', users: 1 }] },
   ]);
 });

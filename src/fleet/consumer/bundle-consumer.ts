@@ -264,6 +264,8 @@ export class BundleConsumer implements PolicySource, DecisionSource {
     this.state.lastRequest = new Date().toISOString();
     try {
       const outcome = await this.check();
+      // Closed while the request was out: a closed consumer persists and reports nothing more.
+      if (this.closed) return;
       // Persisted before the outcome is reported: after an `activated` event the copy on disk is that bundle's.
       const persistError = await this.persist();
       this.emit(outcome.type === 'failed' ? { ...outcome, status: this.status() } : { type: outcome.type, status: this.status() });
