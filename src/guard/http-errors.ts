@@ -16,7 +16,19 @@ export interface HttpErrorDetails {
   cause?: unknown;
 }
 
-const NO_HEADERS: ErrorHeaders = Object.freeze({});
+/**
+ * The error's own copy of `headers`: the challenges given are often the verifier's, shared by every
+ * request (`handler.challenges`), and an app's error handler that added its own scheme to the
+ * error's WWW-Authenticate list would otherwise add it to every later 401 of that verifier.
+ */
+function ownHeaders(headers: ErrorHeaders | undefined): ErrorHeaders {
+  const own: Record<string, string | readonly string[]> = {};
+  for (const name in headers) {
+    const value = headers[name]!;
+    own[name] = typeof value === 'string' ? value : [...value];
+  }
+  return own;
+}
 
 /**
  * The base of every error svcgate's adapters answer with, or pass to `next()` with
@@ -47,7 +59,7 @@ export class SvcgateHttpError {
     this.code = details.code;
     this.message = details.description;
     this.description = details.description;
-    this.headers = details.headers ?? NO_HEADERS;
+    this.headers = ownHeaders(details.headers);
     this.decision = details.decision;
     if (details.cause !== undefined) this.cause = details.cause;
   }

@@ -1,6 +1,7 @@
 import type { Decision } from '../policy/evaluate/evaluator';
 import type { RequestValidationError } from '../policy/request/request-validation-error';
 import { challengesOf, describe } from '../token/challenge';
+import { stableFailureCode } from '../token/failure-code';
 import { ForbiddenError, InsufficientScopeError, InvalidRequestError, PolicyUnavailableError, UnauthorizedError } from './http-errors';
 import { FORBIDDEN_MESSAGE, shownReasons, UNAVAILABLE_MESSAGE } from './reason-exposure';
 import { insufficientScopeChallenge } from './scope-challenge';
@@ -8,13 +9,14 @@ import { insufficientScopeChallenge } from './scope-challenge';
 /** The code of a 401 to a request that sent no Authorization header, and what it says. */
 export const NO_CREDENTIALS = 'ERR_SVCGATE_NO_CREDENTIALS';
 export const NO_BEARER = 'this operation needs a bearer token';
-/** The code of a 401 for a failure whose error has no code of its own (another handler's, a host's). */
-const INVALID_TOKEN = 'ERR_SVCGATE_INVALID_TOKEN';
-
-/** 401 for credentials that were refused: the error's description, code and challenges (RFC 6750, RFC 9449). */
+/**
+ * 401 for credentials that were refused: the error's code when it is a stable one (else
+ * ERR_SVCGATE_INVALID_TOKEN: see stableFailureCode), its description as the challenge carries it
+ * (see describe), and its challenges (RFC 6750, RFC 9449).
+ */
 export function credentialsRefused(error: unknown): UnauthorizedError {
-  const code = (error as { code?: unknown } | null)?.code;
-  return new UnauthorizedError({ code: typeof code === 'string' && code !== '' ? code : INVALID_TOKEN, description: describe(error), headers: { 'WWW-Authenticate': challengesOf(error) }, cause: error });
+  const code = stableFailureCode((error as { code?: unknown } | null)?.code);
+  return new UnauthorizedError({ code, description: describe(error), headers: { 'WWW-Authenticate': challengesOf(error) }, cause: error });
 }
 
 /** 401 to a request without bearer credentials, with the bare challenges of the schemes offered (RFC 6750, 3.1). */

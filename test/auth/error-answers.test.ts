@@ -469,3 +469,45 @@ describe('the errors option is checked where the adapter is created', () => {
     await expect(BearerJWT.initialize(structuredClone(DOCUMENT), { acl: { bearerAuth: ACL }, ...wrong })).rejects.toThrow(`<BearerJWT config> at $.errors: ${message}`);
   });
 });
+
+describe("what an app's error handler and a custom verifier can reach", () => {
+  test("an error handler that adds its own scheme to the error's challenges changes only its own answer", async () => {
+    const app = EXPRESS5();
+    app.use(bearerJwtAcl({ openapi: OPENAPI, handler: bearerJwt(HS256), acl: { bearerAuth: ACL }, errors: 'next' }));
+    app.use((error: SvcgateHttpError, _req: unknown, res: { setHeader: (name: string, value: unknown) => void; status: (code: number) => { end: () => void } }, _next: unknown) => {
+      const challenges = error.headers['WWW-Authenticate'] as string[];
+      challenges.push('Basic realm="app"');
+      res.setHeader('WWW-Authenticate', challenges);
+      res.status(error.status).end();
+    });
+    const { url, close } = await listen(app as unknown as RequestListener);
+    try {
+      const challenges: (string | null)[] = [];
+      for (let i = 0; i < 3; i++) challenges.push((await fetch(`${url}${GET_ACCOUNT}?accountId=acc-1`)).headers.get('www-authenticate'));
+      expect(challenges).toEqual(Array(3).fill('Bearer, Basic realm="app"'));
+    } finally {
+      await close();
+    }
+  });
+
+  test.each(['json', 'problem', 'next'] as const)("errors: '%s': a custom verifier's code goes out only in the ERR_ form, else as ERR_SVCGATE_INVALID_TOKEN", async (errors) => {
+    const codes = ['token eyJhbGciOi of alice@example.com', 'ERR_LOCAL_REVOKED'];
+    // The app's own verifier: its codes are whatever it writes, here text from the token.
+    const handler = (async (authorization: unknown) => Promise.reject(Object.assign(new Error('refused'), { code: codes[String(authorization).endsWith('a') ? 0 : 1], description: 'the token is refused' }))) as unknown as BearerJwtAclOptions['handler'];
+    const app = EXPRESS5();
+    app.use(bearerJwtAcl({ openapi: OPENAPI, handler, acl: { bearerAuth: ACL }, errors }));
+    app.use((error: SvcgateHttpError, _req: unknown, res: { status: (code: number) => { json: (body: unknown) => void } }, _next: unknown) => res.status(error.status).json({ code: error.code }));
+    const { url, close } = await listen(app as unknown as RequestListener);
+    try {
+      const sent: unknown[] = [];
+      for (const authorization of ['Bearer a', 'Bearer b']) {
+        const answer = await fetch(`${url}${GET_ACCOUNT}?accountId=acc-1`, { headers: { authorization } });
+        expect(answer.status).toBe(401);
+        sent.push(((await answer.json()) as { code: unknown }).code);
+      }
+      expect(sent).toEqual(['ERR_SVCGATE_INVALID_TOKEN', 'ERR_LOCAL_REVOKED']);
+    } finally {
+      await close();
+    }
+  });
+});
