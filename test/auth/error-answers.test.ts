@@ -397,15 +397,18 @@ describe("errors: 'next' on svcAcl: the error goes to the app SvcApi is mounted 
 });
 
 describe("errors: 'next' on @oas-tools/core", () => {
+  let started: Adapter[];
   let adapters: Adapter[];
   let withHostHandler: OasHost;
   beforeAll(async () => {
     // The host's error handler answers every error after each path's layers: off, the app's own error middleware gets them.
-    adapters = (await startAdapters('next', { hostErrorHandler: false, appErrorHandler: true, customHandler: false })).filter((adapter) => adapter.name.includes('oas-tools'));
+    started = await startAdapters('next', { hostErrorHandler: false, appErrorHandler: true, customHandler: false });
+    adapters = started.filter((adapter) => adapter.name.includes('oas-tools'));
     withHostHandler = await startOasHost({ openapi: OPENAPI, jwt: HS256, position: 2, exposeReasons: false, customHandler: true, errors: 'next', acl: { bearerAuth: ACL } });
   }, 60_000);
   afterAll(async () => {
-    await Promise.all(adapters.map((adapter) => adapter.close()));
+    // Every adapter started, not only those asked: a server left listening keeps jest from exiting.
+    await Promise.all(started.map((adapter) => adapter.close()));
     withHostHandler.stop();
   });
 
