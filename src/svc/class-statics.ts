@@ -2,6 +2,7 @@ import type { ZodType } from 'zod';
 import { ConfigError } from '../policy/compile/config-error';
 import { classChain, publicMethods } from './class-chain';
 import { didYouMean } from './closest-name';
+import type { ServiceClass } from './container-types';
 
 /** One class of a service's inheritance chain: its constructor and the prototype it owns. */
 interface ChainClass {
@@ -101,4 +102,26 @@ function looksLikeSchemas(value: unknown): boolean {
   if (typeof value !== 'object' || value === null) return false;
   const values = Object.values(value);
   return values.length > 0 && values.every(isSchema);
+}
+
+/**
+ * `static readonly instanceName = 'orderService'` lets TypeScript type the instance under its
+ * name, which it cannot read from the class. It must be the name the container gives the class
+ * (its name in camel case), or `services()` would be typed with an instance that is not there. An
+ * inherited name counts, as it does in the class's type; TypeScript does not let a subclass
+ * declare another literal, so a subclass of a named class is registered by the object form.
+ * Checked in the class form only; the object form names instances by its keys.
+ */
+export function checkInstanceName(service: ServiceClass, instance: string): void {
+  const declared: unknown = (service as unknown as { instanceName?: unknown }).instanceName;
+  if (declared === undefined) return;
+  const file = `<class ${service.name}>`;
+  const fix = `write static readonly instanceName = '${instance}' in ${service.name}, or leave it out`;
+  if (typeof declared !== 'string') throw new ConfigError(file, '$.instanceName', 'instanceName must be a string: the instance name', fix);
+  if (declared === instance) return;
+  const owner = [...classChain(service)].find((Class) => Object.hasOwn(Class, 'instanceName')) as { name?: string } | undefined;
+  if (owner === undefined || owner === service) {
+    throw new ConfigError(file, '$.instanceName', `instanceName is ${JSON.stringify(declared)}, but the container names ${service.name} ${instance} (its class name in camel case)`, fix);
+  }
+  throw new ConfigError(file, '$.instanceName', `instanceName is ${JSON.stringify(declared)}, inherited from ${owner.name || 'a class it extends'}, but the container names ${service.name} ${instance} (its class name in camel case)`, `register it by the object form, .ofLocal({ ${instance}: ${service.name} }), which names it by the key`);
 }

@@ -8,6 +8,7 @@ import { isPlainObject, resolveInterceptors, type Interceptor, type InterceptorM
 import { routesOpenApi, type RoutesOpenApi } from './routes-openapi';
 import { collectRoutes, type RouteTable, type SvcRoute } from './routes';
 import { serviceArgument, type SvcRequestState } from './service-argument';
+import type { DependencyCheck } from './container-types';
 import type { SvcContainer } from './svc-container';
 
 export interface SvcApiOptions {
@@ -36,7 +37,7 @@ export type BindableInterceptor = Interceptor & { [BIND_TO_API]?: (api: RoutesOp
  * Configure with the chainable methods, then use `app`, `handler()` or `listen(port)`.
  */
 export class SvcApi {
-  private container: SvcContainer<object> | undefined;
+  private container: SvcContainer<object, object> | undefined;
   private readonly before: Interceptor[] = [];
   private readonly after: Interceptor[] = [];
   private readonly beforeMaps: InterceptorMap[] = [];
@@ -48,9 +49,10 @@ export class SvcApi {
 
   constructor(private readonly options: SvcApiOptions = {}) {}
 
-  from(container: SvcContainer<object>): this {
+  /** Serves `container`'s services; does not compile when a constructor declares a service the container does not hold. */
+  from<S extends object, U extends object, R>(container: SvcContainer<S, U, R> & DependencyCheck<S, U, R>): this {
     this.unbuilt('from');
-    this.container = container;
+    this.container = container as SvcContainer<object, object>;
     return this;
   }
 

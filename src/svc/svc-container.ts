@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { parseWith } from '../policy/compile/parse-with';
+import { checkInstanceName } from './class-statics';
+import type { ContainerServices, DependenciesOf, DependenciesOfMap, DependencyCheck, Flat, InstancesOf, NamedInstanceOf, ServiceClass, UnnamedInstanceOf } from './container-types';
 import { isPlainObject } from './interceptors';
 import { camelCase } from './words';
 
-/**
- * A service class; a constructor with one argument receives every service of the container, and
- * may type it as the services it uses: `constructor(deps: { orderService: OrderService })`.
- */
-export type ServiceClass = new (services: never) => object;
+export type { InstancesOf, ServiceClass } from './container-types';
 
 /** How `ofLocal` and `andLocal` register their classes. */
 export interface RegisterOptions {
@@ -20,43 +18,50 @@ export interface RegisterOptions {
 
 const registerOptionsSchema = z.object({ routes: z.boolean({ error: 'routes must be true or false' }).optional() }, { error: 'the options must be an object: { routes: false }' }).strict();
 
-/** The instances of `{ <instance name>: Class }`, by instance name. */
-export type InstancesOf<M extends Record<string, ServiceClass>> = { [K in keyof M]: InstanceType<M[K]> };
-
 /**
  * Holds service classes and builds one instance of each. Every constructor gets the same object,
  * whose properties resolve to the instances lazily, so registration order does not matter and
  * services may refer to each other in cycles (as long as a constructor keeps the object for
  * later rather than calling into a service that is still being built).
+ *
+ * Types: `S` the instances whose names are known (declared by `static readonly instanceName` or
+ * given by the object form), `U` the instances of classes that declare no name, `R` the services
+ * the constructors declare they need; `services()` and `SvcApi.from` check `R` against the rest.
  */
-export class SvcContainer<S extends object = {}> {
+export class SvcContainer<S extends object = {}, U extends object = never, R = unknown> {
   private readonly classes = new Map<string, ServiceClass>();
   private readonly withoutRoutes = new Set<string>();
   private instances: Record<string, object> | undefined;
 
   /**
    * Adds service classes: `ofLocal(UserService)` names the instance after the class
-   * (`userService`); `ofLocal({ userService: UserService, orderService: OrderService })` names
-   * them by the keys, and types `services()` from them. `ofLocal(AuditService, { routes: false })`
-   * registers a service for injection only: its methods are no routes.
+   * (`userService`), and types it under that name when the class declares it
+   * (`static readonly instanceName = 'userService'`); `ofLocal({ userService: UserService,
+   * orderService: OrderService })` names them by the keys, and types `services()` from them.
+   * `ofLocal(AuditService, { routes: false })` registers a service for injection only: its
+   * methods are no routes.
    */
-  ofLocal<M extends Record<string, ServiceClass>>(services: M, options?: RegisterOptions): SvcContainer<S & InstancesOf<M>>;
-  ofLocal(service: ServiceClass, options?: RegisterOptions): SvcContainer<S & Record<string, object>>;
+  ofLocal<M extends Record<string, ServiceClass>>(services: M, options?: RegisterOptions): SvcContainer<Flat<S & InstancesOf<M>>, U, R & DependenciesOfMap<M>>;
+  ofLocal<C extends ServiceClass>(service: C, options?: RegisterOptions): SvcContainer<Flat<S & NamedInstanceOf<C>>, U | UnnamedInstanceOf<C>, R & DependenciesOf<C>>;
   ofLocal(service: unknown, options?: RegisterOptions): unknown {
     return this.addEach(service, options, 'ofLocal');
   }
 
   /** The same as ofLocal, to read well in a chain. */
-  andLocal<M extends Record<string, ServiceClass>>(services: M, options?: RegisterOptions): SvcContainer<S & InstancesOf<M>>;
-  andLocal(service: ServiceClass, options?: RegisterOptions): SvcContainer<S & Record<string, object>>;
+  andLocal<M extends Record<string, ServiceClass>>(services: M, options?: RegisterOptions): SvcContainer<Flat<S & InstancesOf<M>>, U, R & DependenciesOfMap<M>>;
+  andLocal<C extends ServiceClass>(service: C, options?: RegisterOptions): SvcContainer<Flat<S & NamedInstanceOf<C>>, U | UnnamedInstanceOf<C>, R & DependenciesOf<C>>;
   andLocal(service: unknown, options?: RegisterOptions): unknown {
     return this.addEach(service, options, 'andLocal');
   }
 
-  /** The instances keyed by instance name (`UserService` -> `userService`); built once. */
-  services(): S {
+  /**
+   * The instances keyed by instance name (`UserService` -> `userService`); built once. Does not
+   * compile when a constructor declares a service the container does not hold (the message names
+   * it), so a misspelt dependency is found here rather than as `undefined` in a method.
+   */
+  services(this: SvcContainer<S, U, R> & DependencyCheck<S, U, R>): ContainerServices<S, U> {
     this.instances ??= this.build();
-    return this.instances as S;
+    return this.instances as ContainerServices<S, U>;
   }
 
   /**
@@ -83,6 +88,7 @@ export class SvcContainer<S extends object = {}> {
     }
     const name = named ?? camelCase(service.name);
     if (name === '') throw new TypeError('SvcContainer: the class has no name to route by; give it a name');
+    if (named === undefined) checkInstanceName(service, name);
     const existing = this.classes.get(name);
     if (existing === service) throw new Error(`SvcContainer: ${service.name} is registered twice`);
     if (existing) throw new Error(`SvcContainer: ${service.name} and ${existing.name} both have the instance name ${name}`);

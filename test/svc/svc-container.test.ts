@@ -1,4 +1,5 @@
 import { SvcApi, SvcContainer } from '../../src/svc';
+import { configErrorOf } from '../helpers/config-error-of';
 
 class UserService {
   constructor(readonly services: Record<string, object>) {}
@@ -127,5 +128,60 @@ describe('typed registration: { <instance name>: Class }', () => {
   test('a key not in camel case is refused with the name to write', () => {
     expect(() => new SvcContainer().ofLocal({ UserService: Users })).toThrow('SvcContainer: the instance name UserService is not in camel case by words; write userService: Users');
     expect(() => new SvcContainer().ofLocal({ userService: 'Users' as unknown as typeof Users })).toThrow('"Users" is not a class');
+  });
+});
+
+describe('the class form typed by a declared name: static readonly instanceName (issue 29, section 3)', () => {
+  class Users {
+    static readonly instanceName = 'users';
+    name(id: number) {
+      return `user ${id}`;
+    }
+  }
+  class OrderBook {
+    static readonly instanceName = 'orderBook';
+    constructor(private readonly deps: { users: Users }) {}
+    ownerOf(order: number) {
+      return this.deps.users.name(order % 10);
+    }
+  }
+
+  test('a class that declares its instance name is registered and typed under it', () => {
+    const services = new SvcContainer().ofLocal(Users).andLocal(OrderBook).services();
+    const owner: string = services.orderBook.ownerOf(42);
+    expect(owner).toBe('user 2');
+    expect(Object.keys(services)).toEqual(['users', 'orderBook']);
+    // @ts-expect-error every class declares its name, so the names are checked
+    expect(services.orderBok).toBeUndefined();
+  });
+
+  test('a declared name that is not the class name in camel case is a ConfigError naming the name to write', () => {
+    class Ledger {
+      static readonly instanceName = 'ledgerService';
+    }
+    const error = configErrorOf(() => new SvcContainer().ofLocal(Ledger));
+    expect(error.file).toBe('<class Ledger>');
+    expect(error.path).toBe('$.instanceName');
+    expect(error.problem).toBe('instanceName is "ledgerService", but the container names Ledger ledger (its class name in camel case)');
+    expect(error.fix).toBe("write static readonly instanceName = 'ledger' in Ledger, or leave it out");
+  });
+
+  test("a subclass inherits its parent's declared name, as its type does (TypeScript lets it declare no other): the object form registers it", () => {
+    class Admins extends Users {}
+    const error = configErrorOf(() => new SvcContainer().andLocal(Admins));
+    expect(error.problem).toBe('instanceName is "users", inherited from Users, but the container names Admins admins (its class name in camel case)');
+    expect(error.fix).toBe('register it by the object form, .ofLocal({ admins: Admins }), which names it by the key');
+    expect(new SvcContainer().ofLocal({ admins: Admins }).services().admins.name(1)).toBe('user 1');
+  });
+
+  test('a declared name that is no string is a ConfigError; the object form names by its keys and does not read it', () => {
+    class Odd {
+      static readonly instanceName = 42;
+    }
+    expect(configErrorOf(() => new SvcContainer().ofLocal(Odd)).problem).toBe('instanceName must be a string: the instance name');
+    class Named {
+      static readonly instanceName = 'somethingElse';
+    }
+    expect(Object.keys(new SvcContainer().ofLocal({ named: Named }).services())).toEqual(['named']);
   });
 });

@@ -36,7 +36,8 @@ class MaintenanceService {
   }
 }
 
-const container = (register: (container: SvcContainer) => SvcContainer = (c) => c.ofLocal(AuditService, { routes: false })) =>
+// The register callback's result keeps AuditService in its type: UserService's constructor needs it.
+const container = (register: (container: SvcContainer) => SvcContainer<object, AuditService> = (c) => c.ofLocal(AuditService, { routes: false })) =>
   register(new SvcContainer()).andLocal(UserService).andLocal(MaintenanceService);
 const pass: Interceptor = (_req, _res, next) => next();
 
@@ -52,7 +53,7 @@ test('a service registered with routes: false is injected and used, but none of 
 });
 
 test('andLocal takes the same option, and so does a map of classes', async () => {
-  for (const register of [(c: SvcContainer) => c.andLocal(AuditService, { routes: false }), (c: SvcContainer) => c.ofLocal({ auditService: AuditService }, { routes: false })]) {
+  for (const register of [(c: SvcContainer): SvcContainer<object, AuditService> => c.andLocal(AuditService, { routes: false }), (c: SvcContainer) => c.ofLocal({ auditService: AuditService }, { routes: false })]) {
     const api = new SvcApi().from(container(register));
     expect((await request(api.app).get('/api/audit-service/list-entries')).status).toBe(404);
     expect((await request(api.app).post('/api/user-service/create-user').send({ name: 'ada' })).status).toBe(200);
