@@ -12,7 +12,7 @@ export { jwtErrorHandler } from '../hosts/oas-tools/jwt-error-handler';
 export { filterAttributes } from '../guard/filter-attributes';
 export { SecurityError, JsonWebTokenError } from '../token/errors';
 export { AuthError } from '../guard/auth-error';
-export { SvcgateHttpError, InvalidRequestError, UnauthorizedError, ForbiddenError, InsufficientScopeError, NotFoundError, PolicyUnavailableError, type ErrorHeaders, type HttpErrorDetails } from '../guard/http-errors';
+export { SvcgateHttpError, InvalidRequestError, UnauthorizedError, ForbiddenError, InsufficientScopeError, NotFoundError, MethodNotAllowedError, PolicyUnavailableError, type ErrorHeaders, type HttpErrorDetails } from '../guard/http-errors';
 export type { ErrorAnswers, JsonErrorBody, ProblemBody } from '../guard/error-answers';
 export { RequestValidationError } from '../policy/request/request-validation-error';
 export type { AclOptions } from '../guard/acl-options';

@@ -35,6 +35,11 @@ export interface DecisionLogEvent {
   data_revision: string;
   /** 401: the credentials were refused before any decision (no claims were read); `result.reasons` says why. */
   status?: 401;
+  /**
+   * The schemes of the security alternative that let the request in without the bearer scheme
+   * (bearerJwtAcl's `otherSchemes`): the policy was not asked, `result` allows with no attributes.
+   */
+  other_schemes?: readonly string[];
 }
 
 export type DecisionLog = (event: DecisionLogEvent) => void;
@@ -55,6 +60,12 @@ export function logDecision(log: DecisionLog | undefined, source: DecisionSource
 export function logAuthenticationFailure(log: DecisionLog | undefined, source: DecisionSource, operation: string, reason: string): void {
   if (!log) return;
   send(log, { ...event(source, { operation }, denied(reason), 0), status: 401 });
+}
+
+/** A request another scheme let in (see admitByOtherScheme): logged, so that every request the guard let on is in the log. */
+export function logOtherScheme(log: DecisionLog | undefined, source: DecisionSource, operation: string, decision: Decision, schemes: readonly string[]): void {
+  if (!log) return;
+  send(log, { ...event(source, { operation }, decision, 0), other_schemes: schemes });
 }
 
 function event(source: DecisionSource, input: PolicyInput, decision: Decision, nanoseconds: number): DecisionLogEvent {

@@ -41,6 +41,7 @@ const WORDS: Readonly<Record<number, readonly [json: string, title: string]>> = 
   401: ['Unauthorized', 'Unauthorized'],
   403: ['Forbidden', 'Forbidden'],
   404: ['NotFound', 'Not Found'],
+  405: ['MethodNotAllowed', 'Method Not Allowed'],
   503: ['ServiceUnavailable', 'Service Unavailable'],
 };
 

@@ -19,11 +19,22 @@ import { verificationRequest } from '../token/verification-request';
 
 /** What an allowed request carries on to the route handler. */
 export interface RequestAuth {
-  /** The verified JWT payload; undefined for anonymous callers and unguarded operations. */
+  /** The verified JWT payload; undefined for anonymous callers, unguarded operations and callers let in by another scheme. */
   payload: VerifiedPayload | undefined;
   decision: Decision;
-  /** Strips from `data` every attribute the decision did not grant. */
+  /**
+   * Strips from `data` every attribute the decision did not grant. For a caller let in by another
+   * scheme the ACL granted nothing, so it keeps nothing (`{}` of an object): decide yourself what
+   * such a caller sees (look at `schemes`).
+   */
   filter: <T>(data: T) => T;
+  /**
+   * The security schemes that let the request in: the bearer scheme's name when its token was
+   * verified; the schemes of the alternative a request met without it (`otherSchemes` of
+   * bearerJwtAcl, `['apiKey']`), which the policy was not asked about; empty for callers
+   * without credentials and for operations without the bearer scheme.
+   */
+  schemes: readonly string[];
 }
 
 export type GuardedRequest = IncomingMessage & { originalUrl?: string; body?: unknown; auth?: RequestAuth };
@@ -32,7 +43,12 @@ export interface Guard {
   evaluator: DecisionSource;
   handler: BearerJwtHandler;
   options: DecisionOptions;
+  /** `[<bearer scheme name>]`, frozen: `req.auth.schemes` of a request whose token was verified. */
+  schemes: readonly string[];
 }
+
+/** `req.auth.schemes` of a request that met no scheme: shared, as it never changes. */
+const NO_SCHEMES: readonly string[] = Object.freeze([]);
 
 /** Where a refusal goes with `errors: 'next'`: the host's next(). */
 export type PassOn = (error: unknown) => void;
@@ -99,7 +115,7 @@ function decideAndAnswer(guard: Guard, found: OperationMatch, req: GuardedReques
     // Another layer (a timeout) may have answered while the guard waited: nothing goes on then.
     if (res.headersSent) return false;
     const { payload } = caller;
-    req.auth = { payload, decision, filter: (value) => filterAttributes(value, decision.attributes) };
+    req.auth = { payload, decision, filter: (value) => filterAttributes(value, decision.attributes), schemes: payload === undefined ? NO_SCHEMES : guard.schemes };
     return true;
   };
   const pending = authorize(guard.evaluator, found, req, caller.payload, guard.options, host);

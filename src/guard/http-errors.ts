@@ -109,6 +109,25 @@ export class NotFoundError extends SvcgateHttpError {
 }
 named(NotFoundError, 'NotFoundError');
 
+/** The code every MethodNotAllowedError has. */
+export const METHOD_NOT_ALLOWED = 'ERR_SVCGATE_METHOD_NOT_ALLOWED';
+
+/**
+ * 405: the path is one of the document's, the method is not (bearerJwtAcl with
+ * `unknownOperations: 'deny'`): `headers.Allow` lists the methods the document declares for it,
+ * with HEAD wherever GET is. `code` is `ERR_SVCGATE_METHOD_NOT_ALLOWED`.
+ */
+export class MethodNotAllowedError extends SvcgateHttpError {
+  /** The methods the path answers, upper case, in the order `Allow` lists them. */
+  readonly allowed: readonly string[];
+
+  constructor(details: Omit<HttpErrorDetails, 'code' | 'headers'> & { allowed: readonly string[] }) {
+    super(405, { ...details, code: METHOD_NOT_ALLOWED, headers: { Allow: details.allowed.join(', ') } });
+    this.allowed = details.allowed;
+  }
+}
+named(MethodNotAllowedError, 'MethodNotAllowedError');
+
 /** 503: nothing could decide (no bundle yet, data too old, OPA unreachable); `headers` holds `Retry-After`. */
 export class PolicyUnavailableError extends SvcgateHttpError {
   constructor(details: HttpErrorDetails) {

@@ -117,7 +117,7 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
     }
     const described = withOwners(withBearerScheme(openapi), config.owners, unrouted);
     const { source, operations: compiled } = connectSource(config, described);
-    guard = { evaluator: source, handler: config.handler, options: guardOptions };
+    guard = { evaluator: source, handler: config.handler, options: guardOptions, schemes: Object.freeze([SCHEME]) };
     for (const route of routes) {
       const key = operationKey(route.httpMethod, route.path);
       const operation = compiled[key];

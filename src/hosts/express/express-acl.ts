@@ -18,10 +18,11 @@ import type { BearerJwtHandler } from '../../token/bearer-jwt';
 import '../../guard/express-request';
 import { answerError } from '../../guard/error-answers';
 import { guardRequest, type Guard, type GuardedRequest } from '../../guard/guard-request';
-import { NotFoundError } from '../../guard/http-errors';
+import { MethodNotAllowedError, NotFoundError } from '../../guard/http-errors';
 import { requestRefused } from '../../guard/refusal-errors';
+import { admitByOtherScheme } from '../../guard/other-scheme';
 import { readSecurity, securityPlans, type SchemeCheck } from './express-security';
-import { prefixedMatcher } from './server-prefixes';
+import { prefixedMatcher, prefixedPathMethods } from './server-prefixes';
 
 export interface BearerJwtAclOptions extends AclOptions {
   /** The OpenAPI document: an object, or a path to a JSON or YAML file. */
@@ -88,11 +89,13 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
   const { source, operations, document, scheme } = connectSource(config);
   // Most requests repeat a path seen shortly before; matching one costs more than looking it up.
   const find = cachedMatcher(prefixedMatcher(operations, document.servers));
+  const pathMethods = prefixedPathMethods(document.paths as Record<string, unknown>, document.servers);
   const plans = securityPlans(document, operations, scheme, config.otherSchemes, FILE);
   const guard: Guard = {
     evaluator: source,
     handler: config.handler,
     options: decisionOptions(config),
+    schemes: Object.freeze([scheme]),
   };
 
   // Express 4 does not catch a rejected middleware promise, nor a throw here; nothing may escape unanswered.
@@ -105,6 +108,25 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
     }
   };
 
+  /**
+   * A request that is no operation: with 'deny', 404 unless its path is documented. A documented
+   * path answers 405 with `Allow` for a method it does not declare, and passes on undecided an
+   * OPTIONS request (a CORS preflight, or asking for Allow) or a method the document declares
+   * there but the bearer ACL has no action for (OPTIONS, TRACE without the bearer scheme).
+   */
+  function unmatched(req: Request, res: Response, next: (error?: unknown) => void, pathname: string): void {
+    if (config.unknownOperations === 'pass') return next();
+    const method = (req.method ?? 'GET').toUpperCase();
+    const allowed = pathMethods(pathname);
+    if (allowed === undefined) {
+      const notFound = new NotFoundError({ code: 'ERR_SVCGATE_NO_OPERATION', description: `no operation of the API matches ${req.method} ${pathname}` });
+      return answerError(res, notFound, guard.options.errors, next);
+    }
+    if (method === 'OPTIONS' || allowed.includes(method)) return next();
+    const notAllowed = new MethodNotAllowedError({ allowed, description: `${pathname} answers ${allowed.join(', ')}, not ${method}` });
+    return answerError(res, notAllowed, guard.options.errors, next);
+  }
+
   // Returns nothing when the request was guarded at once (see guardRequest): no promise for Express 5 to wait on.
   function guardRoute(req: Request, res: Response, next: (error?: unknown) => void): void | Promise<void> {
     let found: OperationMatch | undefined;
@@ -116,16 +138,15 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
       if (error instanceof RequestValidationError) return answerError(res, requestRefused(error), guard.options.errors, next);
       return next(error);
     }
-    if (!found) {
-      if (config.unknownOperations === 'pass') return next();
-      const notFound = new NotFoundError({ code: 'ERR_SVCGATE_NO_OPERATION', description: `no operation of the API matches ${req.method} ${pathname}` });
-      return answerError(res, notFound, guard.options.errors, next);
-    }
+    if (!found) return unmatched(req, res, next, pathname);
     const plan = plans.get(found.key);
     if (plan === undefined) return thenOrNow(guardRequest(guard, found, req, res, next), (allowed) => goOn(allowed, next));
     const operation = found;
     return readSecurity(plan, config.otherSchemes, req).then((reading) => {
-      if (reading === 'alternative') return next();
+      if (typeof reading === 'object') {
+        admitByOtherScheme(guard, operation.key, req, reading.alternative);
+        return next();
+      }
       return thenOrNow(guardRequest(guard, operation, req, res, next, reading === 'anonymous'), (allowed) => goOn(allowed, next));
     });
   }

@@ -7,8 +7,11 @@ import { operationSecurity, type SecurityRequirement } from '../../guard/securit
 /** Checks one non-bearer scheme of the document (an API key, a session...): truthy means satisfied. */
 export type SchemeCheck = (req: IncomingMessage) => unknown;
 
-/** How a request met an operation's security: by an alternative without the bearer scheme, with the bearer token, or not at all (anonymous). */
-export type SecurityReading = 'alternative' | 'bearer' | 'anonymous';
+/**
+ * How a request met an operation's security: by an alternative without the bearer scheme (the
+ * names of that requirement's schemes), with the bearer token, or not at all (anonymous).
+ */
+export type SecurityReading = { alternative: readonly string[] } | 'bearer' | 'anonymous';
 
 /** An operation whose security names other schemes besides the bearer one. */
 export interface SecurityPlan {
@@ -61,7 +64,7 @@ export async function readSecurity(plan: SecurityPlan, checks: Record<string, Sc
     return result;
   };
   const all = async (requirement: SecurityRequirement) => (await Promise.all(Object.keys(requirement).map(met))).every(Boolean);
-  for (const requirement of plan.alternatives) if (await all(requirement)) return 'alternative';
+  for (const requirement of plan.alternatives) if (await all(requirement)) return { alternative: Object.keys(requirement) };
   for (const requirement of plan.withBearer) if (await all(requirement)) return 'bearer';
   return 'anonymous';
 }

@@ -1,5 +1,6 @@
 import type { OperationFacts } from '../../policy/compile/data-document';
 import { createOperationMatcher, type OperationMatch } from '../../policy/request/match-operation';
+import { createPathMethods, type PathMethods } from '../../policy/request/path-methods';
 
 /**
  * The path prefixes the API is served under, from `servers[].url` (variables at their default or
@@ -25,13 +26,26 @@ export function serverPrefixes(servers: unknown): string[] {
  */
 export function prefixedMatcher(operations: Record<string, OperationFacts>, servers: unknown): (method: string, pathname: string) => OperationMatch | undefined {
   const match = createOperationMatcher(operations);
+  const under = underPrefixes(servers);
+  return (method, pathname) => under(pathname, (rest) => match(method, rest));
+}
+
+/** The methods the document's paths declare for a request path under any server prefix (see createPathMethods). */
+export function prefixedPathMethods(paths: Record<string, unknown>, servers: unknown): PathMethods {
+  const methods = createPathMethods(paths);
+  const under = underPrefixes(servers);
+  return (pathname) => under(pathname, methods);
+}
+
+/** Asks `find` about the rest of the path under each server prefix it starts with, in any letter case; the first answer wins. */
+function underPrefixes(servers: unknown): <T>(pathname: string, find: (rest: string) => T | undefined) => T | undefined {
   const prefixes = serverPrefixes(servers).map((prefix) => prefix.toLowerCase());
-  return (method, pathname) => {
+  return (pathname, find) => {
     const lower = pathname.toLowerCase();
     for (const prefix of prefixes) {
       if (lower !== prefix && !lower.startsWith(`${prefix}/`)) continue;
-      const found = match(method, pathname.slice(prefix.length) || '/');
-      if (found) return found;
+      const found = find(pathname.slice(prefix.length) || '/');
+      if (found !== undefined) return found;
     }
     return undefined;
   };

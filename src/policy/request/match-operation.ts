@@ -53,23 +53,36 @@ export function createOperationMatcher(operations: Record<string, OperationFacts
   };
 
   return (method, pathname) => {
-    // Literals are compared in lower case. Only in ASCII does lower-casing keep every position and
-    // turn no letter into another script's (the Kelvin sign into k), so other text is refused;
-    // the values are cut from the path as sent.
-    if (NON_ASCII.test(pathname)) throw new RequestValidationError('ERR_SVCGATE_PATH', 'the path holds a non-ASCII character; percent-encode it');
-    const lower = pathname.toLowerCase().split('/');
-    lower.shift();
-    if (lower.length > 1 && lower[lower.length - 1] === '') lower.pop();
+    const lower = requestSegments(pathname);
     const upper = method.toUpperCase();
     return find(upper, pathname, lower) ?? (upper === 'HEAD' ? find('GET', pathname, lower) : undefined);
   };
 }
 
-function toRoute(key: string, operation: OperationFacts): Route {
-  const parts = operation.path.split('/').slice(1);
+/**
+ * A request path's segments in lower case, without the leading `/` and one trailing `/`. Literals
+ * are compared in lower case. Only in ASCII does lower-casing keep every position and turn no
+ * letter into another script's (the Kelvin sign into k), so other text is refused; the values are
+ * cut from the path as sent.
+ */
+export function requestSegments(pathname: string): string[] {
+  if (NON_ASCII.test(pathname)) throw new RequestValidationError('ERR_SVCGATE_PATH', 'the path holds a non-ASCII character; percent-encode it');
+  const lower = pathname.toLowerCase().split('/');
+  lower.shift();
+  if (lower.length > 1 && lower[lower.length - 1] === '') lower.pop();
+  return lower;
+}
+
+/** A path template's segments, compiled. */
+export function templateSegments(path: string): SegmentPattern[] {
+  const parts = path.split('/').slice(1);
   // A template's trailing `/` is optional, as a request's is: Express matches `/admin/` as `/admin`.
   if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
-  const segments = parts.map(compileSegment);
+  return parts.map(compileSegment);
+}
+
+function toRoute(key: string, operation: OperationFacts): Route {
+  const segments = templateSegments(operation.path);
   const paramCount = segments.reduce((count, segment) => count + segment.names.length, 0);
   const literalLength = operation.path.replace(/\{[^}]*\}/g, '').length;
   return { key, operation, segments, paramCount, literalLength };

@@ -1,0 +1,25 @@
+import type { Decision } from '../policy/evaluate/evaluator';
+import { logOtherScheme } from './decision-log';
+import { filterAttributes } from './filter-attributes';
+import type { Guard, GuardedRequest } from './guard-request';
+
+const NOTHING: string[] = Object.freeze([]) as unknown as string[];
+
+/**
+ * What `req.auth.decision` says of a request that met a security alternative without the bearer
+ * scheme: allowed, as the document's security lets it in, with no attributes, no role and no
+ * reasons, since the policy was not asked. Frozen: one for every such request.
+ */
+export const ALLOWED_BY_OTHER_SCHEME: Decision = Object.freeze({ allow: true, attributes: NOTHING, role: null, possession: null, scopes: NOTHING, reasons: NOTHING });
+
+/**
+ * Lets on a request that another scheme admitted (OpenAPI security alternatives, SPEC 7.9): no
+ * decision of the bearer ACL, but a decision-log event that says which schemes admitted it, and
+ * `req.auth` for the handler. Its `filter` keeps nothing: the ACL granted no attribute to a caller
+ * it never saw, so a handler written for bearer callers shows such a caller nothing rather than
+ * everything.
+ */
+export function admitByOtherScheme(guard: Guard, operation: string, req: GuardedRequest, schemes: readonly string[]): void {
+  logOtherScheme(guard.options.decisionLog, guard.evaluator, operation, ALLOWED_BY_OTHER_SCHEME, schemes);
+  req.auth = { payload: undefined, decision: ALLOWED_BY_OTHER_SCHEME, filter: (value) => filterAttributes(value, NOTHING), schemes };
+}
