@@ -16,7 +16,7 @@ opa:
 dist/policy.wasm: policies/authz.rego policies/capabilities.json scripts/build-policy.sh examples/users-api/openapi.yaml examples/users-api/permissions.yaml dist/cjs/index.js | opa
 	npm run --silent policies:build
 
-dist/cjs/index.js: $(shell find src -name '*.ts') tsconfig.json tsconfig.build.json scripts/write-esm-entries.cjs node_modules/.package-lock.json
+dist/cjs/index.js: $(shell find src -name '*.ts') tsconfig.json tsconfig.build.json scripts/remove-stale-build.cjs scripts/write-esm-entries.cjs node_modules/.package-lock.json
 	npm run --silent build:ts
 
 run: build

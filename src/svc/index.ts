@@ -4,6 +4,7 @@ export { ArgumentError } from './errors';
 export { svcAcl, svcAclOpenApi, type SvcAclOptions } from './svc-acl';
 export { SvcgateHttpError, InvalidRequestError, UnauthorizedError, ForbiddenError, InsufficientScopeError, PolicyUnavailableError, type ErrorHeaders, type HttpErrorDetails } from '../guard/http-errors';
 export type { ErrorAnswers, JsonErrorBody, ProblemBody } from '../guard/error-answers';
-export type { Interceptor, InterceptorClass, InterceptorMap, SvcResponse } from './interceptors';
+export type { ExpressMiddleware, Interceptor, InterceptorClass, InterceptorMap, MiddlewareMap, SvcResponse } from './interceptors';
+export type { SvcApp, SvcHttpResponse, SvcNext, SvcRequest } from './svc-http';
 export type { RoutesOpenApi } from './routes-openapi';
 export type { SvcCallContext } from './routes';

@@ -1,17 +1,24 @@
-import type { NextFunction, Request, Response } from 'express';
 import { classChain } from './class-chain';
 import { didYouMean } from './closest-name';
 import type { RouteTable, SvcRoute } from './routes';
+import type { SvcHttpResponse, SvcNext, SvcRequest } from './svc-http';
 
 /** The response interceptors see: Express's, plus `body(value)` to replace the body to be sent. */
-export type SvcResponse = Response & { body: (value: unknown) => SvcResponse };
+export type SvcResponse = SvcHttpResponse & { body: (value: unknown) => SvcResponse };
 
+// Written as methods and taken by name: TypeScript compares a method's parameters both ways, so a
+// function whose parameters are typed with @types/express's Request, Response and NextFunction
+// (more members than these have) is accepted where an interceptor is.
 /** An Express-style interceptor: answer the request, or call next() (with an error to fail it). */
-export type Interceptor = (req: Request, res: SvcResponse, next: NextFunction) => unknown;
+export type Interceptor = { interceptor(req: SvcRequest, res: SvcResponse, next: SvcNext): unknown }['interceptor'];
+/** An Express middleware given as an interceptor: `res.body()` is not in its type (an Express-typed `cors()`, say). */
+export type ExpressMiddleware = { middleware(req: SvcRequest, res: SvcHttpResponse, next: SvcNext): unknown }['middleware'];
 /** A class whose methods, named like service methods, are the interceptors of those methods. */
 export type InterceptorClass = new () => object;
 /** `{ <instance>: { <method>: fn or Class } }`, or `{ <instance>: Class }` for a whole service. */
 export type InterceptorMap = Record<string, InterceptorClass | Record<string, Interceptor | InterceptorClass>>;
+/** An interceptor map of Express-typed middleware (see ExpressMiddleware). */
+export type MiddlewareMap = Record<string, InterceptorClass | Record<string, ExpressMiddleware | InterceptorClass>>;
 
 export function isClass(value: unknown): value is InterceptorClass {
   return typeof value === 'function' && /^class[\s{]/.test(Function.prototype.toString.call(value));

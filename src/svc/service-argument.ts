@@ -1,7 +1,7 @@
-import type { Request } from 'express';
 import { ArgumentError } from './errors';
 import { readsBody } from './http-method';
 import type { SvcRoute } from './routes';
+import type { SvcRequest } from './svc-http';
 
 /** What one request carries through its chain, in `res.locals.svc`. */
 export interface SvcRequestState {
@@ -23,7 +23,7 @@ export interface SvcRequestState {
  * ArgumentError, 400). The same value for the guard and the method, even when the schema
  * transforms it.
  */
-export function serviceArgument(req: Request, state: SvcRequestState): unknown {
+export function serviceArgument(req: SvcRequest, state: SvcRequestState): unknown {
   if (state.argument) return state.argument.value;
   const { route } = state;
   // Express 5 parses the query string again on every read of req.query: read it once.

@@ -1,13 +1,15 @@
 import type { Server } from 'node:http';
+// The app's own Express (4 or 5, a peer dependency): its types stay out of the published ones (see svc-http.ts).
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import '../guard/express-request';
 import { SvcgateHttpError } from '../guard/http-errors';
 import { answerFor, asError, logEntryFor } from './errors';
 import { readsBody } from './http-method';
-import { isPlainObject, resolveInterceptors, type Interceptor, type InterceptorMap, type SvcResponse } from './interceptors';
+import { isPlainObject, resolveInterceptors, type ExpressMiddleware, type Interceptor, type InterceptorMap, type MiddlewareMap, type SvcResponse } from './interceptors';
 import { routesOpenApi, type RoutesOpenApi } from './routes-openapi';
 import { collectRoutes, type RouteTable, type SvcRoute } from './routes';
 import { serviceArgument, type SvcRequestState } from './service-argument';
+import type { SvcApp } from './svc-http';
 import type { DependencyCheck } from './container-types';
 import type { SvcContainer } from './svc-container';
 
@@ -56,24 +58,32 @@ export class SvcApi {
     return this;
   }
 
+  interceptAll(interceptor: Interceptor): this;
+  interceptAll(middleware: ExpressMiddleware): this;
   interceptAll(interceptor: Interceptor): this {
     this.unbuilt('interceptAll');
     this.before.push(checkFunction(interceptor, 'interceptAll'));
     return this;
   }
 
+  intercept(map: InterceptorMap): this;
+  intercept(map: MiddlewareMap): this;
   intercept(map: InterceptorMap): this {
     this.unbuilt('intercept');
     this.beforeMaps.push(checkMap(map, 'intercept'));
     return this;
   }
 
+  interceptAllAfter(interceptor: Interceptor): this;
+  interceptAllAfter(middleware: ExpressMiddleware): this;
   interceptAllAfter(interceptor: Interceptor): this {
     this.unbuilt('interceptAllAfter');
     this.after.push(checkFunction(interceptor, 'interceptAllAfter'));
     return this;
   }
 
+  interceptAfter(map: InterceptorMap): this;
+  interceptAfter(map: MiddlewareMap): this;
   interceptAfter(map: InterceptorMap): this {
     this.unbuilt('interceptAfter');
     this.afterMaps.push(checkMap(map, 'interceptAfter'));
@@ -95,12 +105,12 @@ export class SvcApi {
   }
 
   /** The Express app, built on first use; mount it in another app or hand it to supertest. */
-  get app(): Express {
+  get app(): SvcApp {
     this.built ??= this.build();
-    return this.built;
+    return this.built as SvcApp;
   }
 
-  handler(): Express {
+  handler(): SvcApp {
     return this.app;
   }
 
@@ -156,8 +166,11 @@ export class SvcApi {
 
     const app = express();
     app.disable('x-powered-by');
+    // Express 4 parses queries with qs ('extended') by default, 5 with 'simple': the same one on
+    // both, so a method gets the same argument whichever Express the app has.
+    app.set('query parser', 'simple');
     // A method of this app's responses, as res.json is, rather than a property added to each one.
-    (app.response as SvcResponse).body = setBody;
+    (app.response as Response & SvcResponse).body = setBody;
     const json = express.json({ limit: this.options.bodyLimit ?? '100kb', strict: false });
     const byPath = new Map<string, SvcRoute>();
     for (const route of routes) {
@@ -258,7 +271,7 @@ function step(interceptor: Interceptor, label: string): RequestHandler {
     };
     let result: unknown;
     try {
-      result = interceptor(req, res as SvcResponse, nextOf(settle, label));
+      result = interceptor(req, res as Response & SvcResponse, nextOf(settle, label));
     } catch (error) {
       return settle(asError(error, `${label} threw`));
     }
