@@ -1,9 +1,12 @@
 import type { DataDocument } from '../policy/compile/data-document';
 import { cellGrants } from '../policy/compile/grant-table';
 import { auditMatrix, type Access } from './audit-matrix';
-import { grantCause, type AclVersion } from './grant-cause';
+import { includesAttributes } from './attribute-coverage';
+import { canonicalAttributes } from './canonical-attributes';
+import { changeCause } from './change-cause';
+import type { AclVersion } from './grant-cause';
 
-/** What one role may do on one operation: the access, and the attributes it sees when allowed. */
+/** What one role may do on one operation: the access, and the attributes it sees when allowed (in canonical form). */
 export interface Cell {
   access: Access;
   attributes: string[];
@@ -14,9 +17,9 @@ export interface CellChange {
   role: string;
   before: Cell;
   after: Cell;
-  /** widened: more access, or attributes added or unmasked; narrowed: the reverse; changed: some of both. */
+  /** widened: more access, or more fields shown; narrowed: the reverse; changed: some of both. */
   change: 'widened' | 'narrowed' | 'changed';
-  /** The declared grant behind the change: the new one for a widening, the old one for a narrowing. */
+  /** The declared grants that differ behind the change (see changeCause), on the role or through its `$extend`. */
   cause: string;
 }
 
@@ -36,8 +39,7 @@ export async function aclDiff(before: AclVersion, after: AclVersion): Promise<Ce
       const is = cell(after.data, operation, role, next.operations[operation]?.[role] ?? '-');
       const change = compare(was, is);
       if (change === undefined) continue;
-      const [side, access] = change === 'narrowed' ? [before, was.access] : [after, is.access];
-      changes.push({ operation, role, before: was, after: is, change, cause: `${side.name}: ${grantCause(side, operation, role, access)}` });
+      changes.push({ operation, role, before: was, after: is, change, cause: changeCause(before, after, operation, role, change, { before: was.access, after: is.access }) });
     }
   }
   return changes;
@@ -47,18 +49,21 @@ function cell(data: DataDocument, operation: string, role: string, access: Acces
   if (access === 'public') return { access, attributes: ['*'] };
   if (access === '-') return { access, attributes: [] };
   const row = data.operations[operation]?.grants;
-  return { access, attributes: [...((row === undefined ? undefined : cellGrants(data, row, role))?.[access] ?? [])].sort() };
+  return { access, attributes: canonicalAttributes((row === undefined ? undefined : cellGrants(data, row, role))?.[access] ?? []) };
 }
 
+/**
+ * By meaning, not by spelling: `["*"]` and `["*","id"]` are the same set. More access and no
+ * fewer fields widens; a field shown by one side only, each way, or more access with fewer
+ * fields, is a change of both kinds.
+ */
 function compare(was: Cell, is: Cell): CellChange['change'] | undefined {
-  if (RANK[is.access] !== RANK[was.access]) return RANK[is.access] > RANK[was.access] ? 'widened' : 'narrowed';
-  const added = is.attributes.filter((glob) => !was.attributes.includes(glob));
-  const removed = was.attributes.filter((glob) => !is.attributes.includes(glob));
-  if (added.length === 0 && removed.length === 0) return undefined;
-  // A grant glob added or a `!` glob removed shows more; the reverse shows less.
-  const wider = [...added.filter((glob) => !glob.startsWith('!')), ...removed.filter((glob) => glob.startsWith('!'))].length > 0;
-  const narrower = [...removed.filter((glob) => !glob.startsWith('!')), ...added.filter((glob) => glob.startsWith('!'))].length > 0;
-  return wider && narrower ? 'changed' : wider ? 'widened' : 'narrowed';
+  const access = Math.sign(RANK[is.access] - RANK[was.access]);
+  const sameFields = JSON.stringify(was.attributes) === JSON.stringify(is.attributes);
+  const wider = access > 0 || (!sameFields && !includesAttributes(was.attributes, is.attributes));
+  const narrower = access < 0 || (!sameFields && !includesAttributes(is.attributes, was.attributes));
+  if (wider && narrower) return 'changed';
+  return wider ? 'widened' : narrower ? 'narrowed' : undefined;
 }
 
 /** One line per change: `widened  user on GET /users/{userId}: own ["*"] -> any ["*"]; new ACL: user ...`. */

@@ -17,39 +17,43 @@ const DOCUMENTS: [string, string][] = [
   ],
 ];
 
+const STRICT: [string, string] = ['--strict', 'exit 1 when a warning is printed (the anonymous default in effect, a grant no operation uses, any other SVCGATE_ warning), for CI gates; the command still does its work'];
+
 export const COMMANDS: Record<string, CommandHelp> = {
   build: {
-    usage: 'svcgate build --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] --out <dir>',
+    usage: 'svcgate build --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--strict] --out <dir>',
     does: 'validates the ACL against the document and writes <dir>/data.json (the data document at data.svcgate.acl)',
-    options: [...DOCUMENTS, ['--out <dir>', 'the folder to write data.json into; required']],
+    options: [...DOCUMENTS, ['--out <dir>', 'the folder to write data.json into; required'], STRICT],
   },
   explain: {
-    usage: 'svcgate explain --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--token-claims <json>] [--role-binding <claim path>] <METHOD> <path>',
-    does: "decides one request as the adapters do and prints the decision, its reasons, the scopes needed and the input; exit 0 allowed, 1 denied. <path> as the server receives it (with the servers' prefix, e.g. /api/v1/users/3) or as the document writes it (/users/3), with a query if any",
+    usage: 'svcgate explain --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--token-claims <json>] [--role-binding <claim path>] [--strict] <METHOD> <path>',
+    does: "decides one request as the adapters do and prints the decision, its reasons, the scopes needed, the caller, the answer the adapters give (the handler runs; 401 without a token; 403 with one) and the input; exit 0 allowed, 1 denied. <path> as the server receives it (with the servers' prefix, e.g. /api/v1/users/3) or as the document writes it (/users/3), with a query if any",
     options: [
       ...DOCUMENTS,
-      ['--token-claims <json>', "the verified token's claims, e.g. '{\"role\":\"user\",\"userId\":[1]}'; without it the caller is anonymous"],
+      ['--token-claims <json>', "the verified token's claims, e.g. '{\"role\":\"user\",\"userId\":[1]}'; without it the request has no token (a deny is 401); '{}' is a token without a role claim (decided as anonymous, a deny is 403)"],
       ['--role-binding <claim path>', 'the claim that carries the role(s), e.g. groups or realm_access.roles; default role'],
+      STRICT,
     ],
   },
   audit: {
-    usage: 'svcgate audit --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--json | --html <file>]',
+    usage: 'svcgate audit --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--json | --html <file>] [--strict]',
     does: 'prints the role x operation matrix: any, own (allowed to owners), - (denied), public (the operation needs no token), decided as if the token held the scopes the operation lists',
-    options: [...DOCUMENTS, ['--json', 'the matrix as JSON'], ['--html <file>', 'writes one self-contained page: the matrix in colour, filters by role and path, each cell explaining its grant']],
+    options: [...DOCUMENTS, ['--json', 'the matrix as JSON'], ['--html <file>', 'writes one self-contained page: the matrix in colour, filters by role and path, each cell explaining its grant'], STRICT],
   },
   diff: {
-    usage: 'svcgate diff --openapi <file> --acl <old file> --acl-new <new file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--json] [--fail-on widen|narrow|change]',
-    does: 'prints every role x operation cell whose decision changes from the old ACL to the new one, widened or narrowed, with the grant that caused it',
+    usage: 'svcgate diff --openapi <file> --acl <old file> --acl-new <new file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--json] [--fail-on widen|narrow|change] [--strict]',
+    does: 'prints every role x operation cell whose decision changes from the old ACL to the new one, widened or narrowed, with the declared grant that changed and caused it (named with "via $extend of <role>" when it is inherited). Attribute lists are compared by the fields they show: ["*"] and ["*","id"] are the same, ["*","!password"] shows less than ["*"]; the lists are printed in canonical form',
     options: [
       ...DOCUMENTS.map(([flag, meaning]): [string, string] => (flag === '--acl <file>' ? ['--acl <old file>', 'the ACL as it is; required'] : [flag, meaning])),
       ['--acl-new <new file>', 'the ACL as it would be; required'],
       ['--json', 'the changes as JSON'],
       ['--fail-on widen|narrow|change', 'exit 1 when some cell is widened (narrowed; changed at all), for CI gates; default exit 0'],
+      ['--strict', "exit 1 when the new ACL's compilation prints a warning (the old ACL's are printed but do not count)"],
     ],
   },
   bundle: {
     usage:
-      'svcgate bundle --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--revision <r>] [--signing-key <file> [--signing-alg <alg>] [--signing-key-id <id>] [--signing-scope <scope>]] --out <file.tar.gz>',
+      'svcgate bundle --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--revision <r>] [--signing-key <file> [--signing-alg <alg>] [--signing-key-id <id>] [--signing-scope <scope>]] [--strict] --out <file.tar.gz>',
     does: 'writes an OPA bundle (data, Rego, policy.wasm, and .signatures.json when signed) that opa run and bundleConsumer load',
     options: [
       ...DOCUMENTS,
@@ -59,6 +63,7 @@ export const COMMANDS: Record<string, CommandHelp> = {
       ['--signing-key-id <id>', 'the key id written into the signature (OPA: keyid)'],
       ['--signing-scope <scope>', 'the scope written into the signature'],
       ['--out <file.tar.gz>', 'where to write the bundle; required'],
+      STRICT,
     ],
   },
   test: {
@@ -67,12 +72,21 @@ export const COMMANDS: Record<string, CommandHelp> = {
       "runs a permission test suite: each case's request is sent to an Express app guarded by bearerJwtAcl with the suite's OpenAPI document and ACL (policy.wasm decides), as its principal (the claims signed into a token the app trusts; none for anonymous), and its status, allow and attributes are compared with those expected; a failed case is printed with the decision's reasons. Exit 0 every case passed, 1 some case failed, 2 a bad suite. The format: docs/library-a.md, Permission test suites",
     options: [['--junit <file>', 'also writes a JUnit XML report of the cases to the file, for CI']],
   },
+  openapi: {
+    usage: 'svcgate openapi --svc <module> [--yaml]',
+    does:
+      'prints the OpenAPI document that svcAcl compiles for a SvcApi (its bearerAuth scheme, owned fields marked, x-acl-anonymous-default: none), the --openapi to give svcgate bundle for a svcAcl policy source: svcgate openapi --svc ./api.js > api.json && svcgate bundle --openapi api.json --acl permissions.yaml --out bundle.tar.gz. The module (ES module or CommonJS, imported, so it must not listen) exports the SvcApi, or the SvcContainer its routes come from, as api or as its default export, and the owners given to svcAcl, if any, as owners',
+    options: [
+      ['--svc <module>', 'the module file; required'],
+      ['--yaml', 'the document as YAML; default JSON'],
+    ],
+  },
 };
 
 /** `svcgate --help`: every command's usage line. */
 export function overview(): string {
   const lines = Object.values(COMMANDS).map((command) => `  ${command.usage}`);
-  return `usage:\n${lines.join('\n')}\n\nsvcgate <command> --help tells what a command does and each of its options; svcgate --version prints the version.\n`;
+  return `usage:\n${lines.join('\n')}\n\nsvcgate <command> --help tells what a command does and each of its options; svcgate --version prints the version.\n\nexit codes: 0 done (explain: allowed; test: every case passed); 1 explain: denied, diff: a change --fail-on names, test: a case failed, or, with --strict, a warning was printed; 2 bad arguments, unreadable files, invalid documents (one line on stderr).\n`;
 }
 
 /** `svcgate <command> --help`. */

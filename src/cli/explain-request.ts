@@ -16,7 +16,17 @@ export interface Explanation {
   scopes: string[][];
   input: PolicyInput;
   decision: Decision;
+  /** Who asks, and so what a deny is answered: 401 without a token, 403 with one. */
+  caller: Caller;
+  /** False when the operation has no security requirement with the scheme: the handler runs for anyone. */
+  secured: boolean;
+  scheme: string;
+  /** True when the ACL does not declare anonymous, so the built-in anonymous default applies. */
+  anonymousDefault: boolean;
 }
+
+/** `none`: no token (no --token-claims); `token`: a verified token with these claims, with or without a role claim. */
+export type Caller = { token: false } | { token: true; roleBinding: string; hasRole: boolean };
 
 /** Decides one request the way the adapters do, for claims given on the command line. */
 export async function explainRequest(data: DataDocument, servers: unknown, method: string, target: string, claims: VerifiedPayload | undefined, roleBinding?: string): Promise<Explanation> {
@@ -28,21 +38,47 @@ export async function explainRequest(data: DataDocument, servers: unknown, metho
     if (!match) throw new UsageError(`no operation of the document matches ${method.toUpperCase()} ${pathname}`);
     const evaluator = await Evaluator.create(data);
     const { decision, input } = await decide(evaluator, match.key, match.operation, { pathParams: match.pathParams, query: new URLSearchParams(query) }, claims, roleBinding === undefined ? {} : { roleBinding });
-    return { request: `${method.toUpperCase()} ${target}`, operation: match.key, scopes: match.operation.scopes, input, decision };
+    const caller: Caller = claims === undefined ? { token: false } : { token: true, roleBinding: roleBinding ?? 'role', hasRole: input.role !== undefined };
+    return { request: `${method.toUpperCase()} ${target}`, operation: match.key, scopes: match.operation.scopes, input, decision, caller, secured: match.operation.secured, scheme: data.scheme, anonymousDefault: data.anonymous_default };
   } catch (error) {
     if (error instanceof RequestValidationError) throw new UsageError(`the adapters refuse ${method.toUpperCase()} ${target} with 400: ${error.message}`);
     throw error;
   }
 }
 
-export function formatExplanation({ request, operation, scopes, input, decision }: Explanation): string {
+export function formatExplanation(explanation: Explanation): string {
+  const { request, operation, scopes, input, decision } = explanation;
   const lines = [
     `${request} -> ${operation}`,
     `decision: ${decision.allow ? 'ALLOW' : 'DENY'}`,
     `role: ${decision.role ?? '-'}, possession: ${decision.possession ?? '-'}, attributes: ${decision.attributes.length > 0 ? decision.attributes.join(' ') : '-'}`,
     ...(scopes.length > 0 ? [`scopes needed: ${formatScopes(scopes)}`] : []),
     ...decision.reasons.map((reason) => `reason: ${reason}`),
+    `caller: ${callerLine(explanation)}`,
+    `answer: ${answerLine(explanation)}`,
     `input: ${JSON.stringify(input)}`,
   ];
   return `${lines.join('\n')}\n`;
+}
+
+function callerLine({ caller, secured, decision }: Explanation): string {
+  if (!caller.token) return secured ? 'no token (decided as anonymous)' : 'no token';
+  if (!caller.hasRole) return `a token without a role claim at ${caller.roleBinding}${secured ? ' (decided as anonymous)' : ''}`;
+  return decision.role === null ? 'a token with a role claim' : `a token with role ${decision.role}`;
+}
+
+const DEFAULT_GRANT = 'read:any on operations without parameters, because the ACL does not declare anonymous; declare anonymous: {} to turn it off';
+
+/** What the adapters answer, as guardRequest does: allowed, or 401 without credentials, else 403. */
+function answerLine({ caller, secured, scheme, decision, anonymousDefault }: Explanation): string {
+  if (!secured) return 'the handler runs: the operation needs no token';
+  const asAnonymous = decision.role === 'anonymous' && (!caller.token || !caller.hasRole);
+  if (decision.allow) {
+    if (!asAnonymous) return 'the handler runs';
+    const who = caller.token ? 'the handler runs: the token has no role, and ' : 'the handler runs without a token: ';
+    return anonymousDefault ? `${who}the built-in anonymous default permits it (${DEFAULT_GRANT})` : `${who}the ACL's anonymous grant permits it`;
+  }
+  if (!caller.token) return `401, no token: the operation requires the bearer scheme ${scheme} (WWW-Authenticate: Bearer)`;
+  if (decision.scopes.length > 0) return `403 with the insufficient_scope challenge: the token lacks the scopes ${decision.scopes.join(' ')}`;
+  return '403, the token is valid but the policy denies';
 }

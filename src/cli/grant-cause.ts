@@ -30,7 +30,8 @@ export function grantCause(side: AclVersion, operation: string, role: string, ac
   return `${grant} on ${facts.resource}`;
 }
 
-function declaredGrant(declaration: unknown, role: string, resource: string, grant: string): unknown {
+/** The attribute list `role` declares for `grant` on `resource`, as written; undefined when it declares none. */
+export function declaredGrant(declaration: unknown, role: string, resource: string, grant: string): unknown {
   const body = isPlainObject(declaration) && Object.hasOwn(declaration, role) ? declaration[role] : undefined;
   if (!isPlainObject(body)) return undefined;
   const key = Object.keys(body).find((candidate) => !candidate.startsWith('$') && resourceKey(candidate) === resource);

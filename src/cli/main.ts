@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { dump } from 'js-yaml';
 import { parseClaimPath } from '../policy/request/claim-path';
 import { ANONYMOUS_DEFAULTS, type AnonymousDefault } from '../policy/compile/anonymous-default';
 import { compileApi } from '../policy/compile/compile-acl';
@@ -10,43 +9,31 @@ import { ConfigError } from '../policy/compile/config-error';
 import { policyWasmPath } from '../policy/evaluate/policy-wasm-path';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../fleet/bundle/bundle-signature';
 import { writeBundle } from '../fleet/bundle/bundle-writer';
+import { svcAclOpenApi } from '../svc/svc-acl';
 import { aclDiff, formatDiff } from './acl-diff';
 import { auditMatrix, formatMatrix } from './audit-matrix';
 import { auditPage } from './audit-page';
 import { explainRequest, formatExplanation } from './explain-request';
 import { svcgateVersion } from '../policy/evaluate/svcgate-version';
 import { COMMANDS, commandHelp, overview } from './command-help';
+import { checkExists, makeFolder, readInputFile, writeOutputFile } from './command-files';
+import { optionName, readCommandLine, type Values } from './read-command-line';
+import { StrictWarnings } from './strict-warnings';
+import { loadSvcModule } from './svc-module';
 import { UsageError } from './usage-error';
 
-const OPTIONS = {
-  openapi: { type: 'string' },
-  'ref-root': { type: 'string' },
-  acl: { type: 'string' },
-  'acl-new': { type: 'string' },
-  scheme: { type: 'string' },
-  'required-scopes': { type: 'string' },
-  'anonymous-default': { type: 'string' },
-  out: { type: 'string' },
-  'token-claims': { type: 'string' },
-  'role-binding': { type: 'string' },
-  json: { type: 'boolean' },
-  html: { type: 'string' },
-  'fail-on': { type: 'string' },
-  revision: { type: 'string' },
-  'signing-key': { type: 'string' },
-  'signing-alg': { type: 'string' },
-  'signing-key-id': { type: 'string' },
-  'signing-scope': { type: 'string' },
-  junit: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean' },
-} as const;
+/** A signing key is a PEM or an HMAC secret: far below this. */
+const MAX_KEY_BYTES = 1024 * 1024;
+/** The package's own policy.wasm and Rego, read for a bundle. */
+const MAX_POLICY_BYTES = 64 * 1024 * 1024;
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
-
-/** Exit codes: 0 done (explain: allowed; test: every case passed), 1 explain: denied, diff: a change --fail-on names, test: a case failed, 2 bad input. */
+/**
+ * Exit codes: 0 done (explain: allowed; test: every case passed); 1 explain: denied, diff: a
+ * change --fail-on names, test: a case failed, or, with --strict, a warning was printed; 2 bad
+ * input (arguments, files, documents).
+ */
 export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true });
+  const { values, positionals } = readCommandLine(argv);
   const [command, ...rest] = positionals;
   if (values.version) {
     process.stdout.write(`${svcgateVersion()}\n`);
@@ -59,6 +46,16 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (command === undefined) throw new UsageError('no command given');
   checkOptions(command, values);
+  const warnings = new StrictWarnings();
+  try {
+    const code = await run(command, values, rest, warnings);
+    return await warnings.exitCode(code, values.strict === true);
+  } finally {
+    warnings.close();
+  }
+}
+
+function run(command: string, values: Values, rest: string[], warnings: StrictWarnings): number | Promise<number> {
   switch (command) {
     case 'build':
       return build(values, rest);
@@ -67,9 +64,11 @@ export async function main(argv: string[]): Promise<number> {
     case 'audit':
       return audit(values, rest);
     case 'diff':
-      return diff(values, rest);
+      return diff(values, rest, warnings);
     case 'test':
       return permissionTest(values, rest);
+    case 'openapi':
+      return openapi(values, rest);
     default:
       return bundle(values, rest);
   }
@@ -77,7 +76,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** An option another command takes is refused, not ignored: `--out` given to explain is a slip to hear about. */
 function checkOptions(command: string, values: Values): void {
-  const allowed = new Set(COMMANDS[command]!.options.map(([flag]) => flag.slice(2).split(' ')[0]!));
+  const allowed = new Set(COMMANDS[command]!.options.map(([flag]) => optionName(flag)));
   const given = Object.keys(values).filter((name) => name !== 'help' && name !== 'version');
   const foreign = given.find((name) => !allowed.has(name));
   if (foreign !== undefined) throw new UsageError(`${command} takes no --${foreign}`);
@@ -91,6 +90,8 @@ function compileWithDocument(values: Values, acl = values.acl) {
   if (values.openapi === undefined) throw new UsageError('--openapi <file> is required');
   if (acl === undefined) throw new UsageError('--acl <file> is required');
   if (values['ref-root'] === '') throw new UsageError('--ref-root needs a folder');
+  // Read only when a $ref leads to another file: a wrong folder would otherwise pass unnoticed.
+  if (values['ref-root'] !== undefined) checkExists(values['ref-root'], '--ref-root folder', 'folder');
   const anonymousDefault = values['anonymous-default'];
   if (anonymousDefault !== undefined && !(ANONYMOUS_DEFAULTS as readonly string[]).includes(anonymousDefault)) throw new UsageError(`--anonymous-default must be ${ANONYMOUS_DEFAULTS.join(' or ')}`);
   return compileApi({
@@ -109,10 +110,10 @@ function build(values: Values, rest: string[]): number {
   if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
   if (values.out === undefined) throw new UsageError('--out <dir> is required');
   const data = compile(values);
-  mkdirSync(values.out, { recursive: true });
+  makeFolder(values.out, 'data document folder');
   const file = join(values.out, 'data.json');
   // Wrapped so that `opa eval -d policies/authz.rego -d data.json` finds it at data.svcgate.acl.
-  writeFileSync(file, `${JSON.stringify({ svcgate: { acl: data } }, null, 2)}\n`);
+  writeOutputFile(file, 'data document', `${JSON.stringify({ svcgate: { acl: data } }, null, 2)}\n`);
   process.stdout.write(`wrote ${file}: ${Object.keys(data.roles).length} roles, ${Object.keys(data.operations).length} operations, revision ${data.revision}\n`);
   return 0;
 }
@@ -134,7 +135,7 @@ async function audit(values: Values, rest: string[]): Promise<number> {
   const data = compile(values);
   const matrix = await auditMatrix(data);
   if (values.html !== undefined) {
-    writeFileSync(values.html, auditPage(matrix, { data, declaration: loadDocument(values.acl!, 'ACL').value, name: values.acl! }));
+    writeOutputFile(values.html, 'audit page', auditPage(matrix, { data, declaration: loadDocument(values.acl!, 'ACL').value, name: values.acl! }));
     process.stdout.write(`wrote ${values.html}: ${matrix.roles.length} roles x ${Object.keys(matrix.operations).length} operations\n`);
     return 0;
   }
@@ -144,14 +145,17 @@ async function audit(values: Values, rest: string[]): Promise<number> {
 
 const FAIL_ON = ['widen', 'narrow', 'change'] as const;
 
-async function diff(values: Values, rest: string[]): Promise<number> {
+async function diff(values: Values, rest: string[], warnings: StrictWarnings): Promise<number> {
   if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
   if (values['acl-new'] === undefined) throw new UsageError('--acl-new <file> is required: the ACL to compare with --acl');
   const failOn = values['fail-on'];
   if (failOn !== undefined && !(FAIL_ON as readonly string[]).includes(failOn)) throw new UsageError(`--fail-on must be one of ${FAIL_ON.join(', ')}`);
   if (values.acl === undefined) throw new UsageError('--acl <file> is required: the ACL as it is');
   const version = (file: string, name: string) => ({ data: compile(values, file), declaration: loadDocument(file, 'ACL').value, name });
-  const changes = await aclDiff(version(values.acl, 'old ACL'), version(values['acl-new'], 'new ACL'));
+  const old = version(values.acl, 'old ACL');
+  // The old ACL is what is already there: --strict gates on the warnings of the new one.
+  await warnings.ignoreSoFar();
+  const changes = await aclDiff(old, version(values['acl-new'], 'new ACL'));
   process.stdout.write(values.json ? `${JSON.stringify(changes, null, 2)}\n` : formatDiff(changes));
   if (failOn === undefined) return 0;
   const failing: Record<(typeof FAIL_ON)[number], string[]> = { widen: ['widened', 'changed'], narrow: ['narrowed', 'changed'], change: ['widened', 'narrowed', 'changed'] };
@@ -165,11 +169,12 @@ async function permissionTest(values: Values, rest: string[]): Promise<number> {
   if (values.junit === '') throw new UsageError('--junit needs a file');
   // Loaded here: the suite runs an Express app, which no other command needs to load.
   const [{ runPermissionSuite }, { formatSuiteResult }, { toJUnitXml }] = await Promise.all([import('../testing/run-permission-suite'), import('../testing/suite-report'), import('../testing/junit-report')]);
+  // Before the suite runs: a report that cannot be written is known before the cases are waited for.
+  if (values.junit !== undefined) makeFolder(dirname(resolve(values.junit)), 'JUnit report');
   const result = await runPermissionSuite(suite);
   process.stdout.write(formatSuiteResult(result));
   if (values.junit !== undefined) {
-    mkdirSync(dirname(resolve(values.junit)), { recursive: true });
-    writeFileSync(values.junit, toJUnitXml(result));
+    writeOutputFile(values.junit, 'JUnit report', toJUnitXml(result));
     process.stdout.write(`wrote ${values.junit}\n`);
   }
   return result.ok ? 0 : 1;
@@ -182,13 +187,13 @@ async function bundle(values: Values, rest: string[]): Promise<number> {
   const wasmFile = policyWasmPath();
   const bytes = await writeBundle({
     data,
-    wasm: readFileSync(wasmFile),
+    wasm: readInputFile(wasmFile, "package's policy.wasm", MAX_POLICY_BYTES),
     // The package ships its Rego beside dist/: OPA evaluates it, svcgate the Wasm built from it.
-    rego: { 'svcgate/authz/policy.rego': readFileSync(join(dirname(wasmFile), '../policies/authz.rego'), 'utf8') },
+    rego: { 'svcgate/authz/policy.rego': readInputFile(join(dirname(wasmFile), '../policies/authz.rego'), "package's Rego policy", MAX_POLICY_BYTES).toString('utf8') },
     revision: values.revision,
     signing: signing(values),
   });
-  writeFileSync(values.out, bytes);
+  writeOutputFile(values.out, 'bundle', bytes);
   process.stdout.write(`wrote ${values.out}: revision ${values.revision ?? data.revision}, ${Object.keys(data.operations).length} operations, ${bytes.length} bytes${values['signing-key'] ? `, signed ${values['signing-alg'] ?? 'RS256'}` : ''}\n`);
   return 0;
 }
@@ -202,8 +207,19 @@ function signing(values: Values) {
   const algorithm = (values['signing-alg'] ?? 'RS256') as SigningAlgorithm;
   if (!SIGNING_ALGORITHMS.includes(algorithm)) throw new UsageError(`--signing-alg must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
   // The file's bytes as they are: an HMAC secret with a trailing newline is another secret.
-  const key = algorithm.startsWith('HS') ? readFileSync(keyFile) : readFileSync(keyFile, 'utf8');
+  const bytes = readInputFile(keyFile, 'signing key', MAX_KEY_BYTES);
+  const key = algorithm.startsWith('HS') ? bytes : bytes.toString('utf8');
   return { key, algorithm, keyId: values['signing-key-id'], scope: values['signing-scope'] };
+}
+
+/** `svcgate openapi --svc <module>`: the document svcAcl compiles for the module's API, for `svcgate bundle --openapi`. */
+async function openapi(values: Values, rest: string[]): Promise<number> {
+  if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
+  if (values.svc === undefined) throw new UsageError('--svc <module> is required: a module that exports a SvcApi or SvcContainer');
+  const { api, owners } = await loadSvcModule(values.svc);
+  const document = svcAclOpenApi(api, owners);
+  process.stdout.write(values.yaml ? dump(document, { noRefs: true }) : `${JSON.stringify(document, null, 2)}\n`);
+  return 0;
 }
 
 function roleBinding(text: string | undefined): string | undefined {
@@ -231,13 +247,19 @@ function parseClaims(text: string): Record<string, unknown> {
 /** Every failure is one line on stderr: the problem and, for usage errors, where to look. */
 function report(error: unknown): number {
   const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ');
-  process.stderr.write(`svcgate: ${message}${error instanceof UsageError ? ' (svcgate --help)' : ''}\n`);
+  process.stderr.write(`svcgate: ${message}${error instanceof UsageError && !error.helped ? ' (svcgate --help)' : ''}\n`);
   return 2;
 }
 
+/**
+ * Exits once the output is written, not when the event loop empties: `openapi --svc` runs the
+ * user's module, whose services may hold a connection or a timer that would keep the CLI waiting.
+ */
+function exit(code: number): void {
+  process.exitCode = code;
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+}
+
 if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => (process.exitCode = code),
-    (error: unknown) => (process.exitCode = report(error)),
-  );
+  main(process.argv.slice(2)).then(exit, (error: unknown) => exit(report(error)));
 }

@@ -8,10 +8,13 @@ export function didYouMean(name: string, candidates: Iterable<string>): string {
   return closest === undefined ? '' : ` (did you mean ${closest}?)`;
 }
 
-/** The candidate with the fewest single-character edits from `name`; the first one on a tie. */
-function closestName(name: string, candidates: Iterable<string>): string | undefined {
+/**
+ * The candidate with the fewest single-character edits from `name`; the first one on a tie.
+ * With `within`, none that needs more edits than that (a suggestion nothing like the name misleads).
+ */
+export function closestName(name: string, candidates: Iterable<string>, within = Infinity): string | undefined {
   let closest: string | undefined;
-  let fewest = Infinity;
+  let fewest = within + 1;
   for (const candidate of candidates) {
     const distance = editDistance(name, candidate);
     if (distance < fewest) [closest, fewest] = [candidate, distance];

@@ -1,0 +1,83 @@
+import { parseArgs } from 'node:util';
+import { closestName } from '../svc/closest-name';
+import { COMMANDS } from './command-help';
+import { UsageError } from './usage-error';
+
+/** Every option of every command; which command takes which is COMMANDS' business (checkOptions in main.ts). */
+export const OPTIONS = {
+  openapi: { type: 'string' },
+  'ref-root': { type: 'string' },
+  acl: { type: 'string' },
+  'acl-new': { type: 'string' },
+  scheme: { type: 'string' },
+  'required-scopes': { type: 'string' },
+  'anonymous-default': { type: 'string' },
+  out: { type: 'string' },
+  'token-claims': { type: 'string' },
+  'role-binding': { type: 'string' },
+  json: { type: 'boolean' },
+  html: { type: 'string' },
+  'fail-on': { type: 'string' },
+  revision: { type: 'string' },
+  'signing-key': { type: 'string' },
+  'signing-alg': { type: 'string' },
+  'signing-key-id': { type: 'string' },
+  'signing-scope': { type: 'string' },
+  junit: { type: 'string' },
+  strict: { type: 'boolean' },
+  svc: { type: 'string' },
+  yaml: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+} as const;
+
+export type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+/** Taken by every command, and by none: `svcgate --help`, `svcgate audit --help`. */
+const EVERYWHERE = ['help', 'version'];
+
+/**
+ * The command line as values and positionals, or a UsageError in svcgate's words. Node's strict
+ * parser says "Unknown option '--htm'. To specify a positional argument starting with a '-', ..."
+ * and knows nothing of commands, so the line is read leniently and each option checked here:
+ * unknown (with the closest option of the command given), missing its value, or a flag given one.
+ */
+export function readCommandLine(argv: string[]): { values: Values; positionals: string[] } {
+  const { values, positionals, tokens } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: false, tokens: true });
+  const command = positionals[0] !== undefined && Object.hasOwn(COMMANDS, positionals[0]) ? positionals[0] : undefined;
+  const help = command === undefined ? '(svcgate --help)' : `(svcgate ${command} --help)`;
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    if (!Object.hasOwn(OPTIONS, token.name)) throw unknownOption(token.rawName, command, help);
+    const { type } = OPTIONS[token.name as keyof typeof OPTIONS];
+    if (type === 'boolean' && token.value !== undefined) throw new UsageError(`${token.rawName} takes no value, got ${token.rawName}=${token.value} ${help}`, { helped: true });
+    if (type === 'string') {
+      const wanted = `${token.rawName} ${valueHint(command, token.name)}`;
+      if (token.value === undefined) throw new UsageError(`${token.rawName} needs a value: ${wanted} ${help}`, { helped: true });
+      // What the strict parser calls ambiguous: `--openapi --acl x` is far more often a forgotten value than a file named --acl.
+      if (!token.inlineValue && token.value.length > 1 && token.value.startsWith('-')) {
+        throw new UsageError(`${token.rawName} needs a value: ${wanted}; it is followed by the option ${token.value} (write ${token.rawName}=${token.value} if that is the value) ${help}`, { helped: true });
+      }
+    }
+  }
+  return { values: values as Values, positionals };
+}
+
+function unknownOption(rawName: string, command: string | undefined, help: string): UsageError {
+  // Long options only: one letter is too little to guess from.
+  const name = rawName.startsWith('--') ? rawName.slice(2) : undefined;
+  const known = command === undefined ? Object.keys(OPTIONS) : [...COMMANDS[command]!.options.map(([flag]) => optionName(flag)), ...EVERYWHERE];
+  const closest = name === undefined ? undefined : closestName(name, known, Math.max(2, Math.floor(name.length / 3)));
+  return closest === undefined ? new UsageError(`unknown option ${rawName} ${help}`, { helped: true }) : new UsageError(`unknown option ${rawName}; did you mean --${closest}?`, { helped: true });
+}
+
+/** `--openapi <file>` -> `openapi`. */
+export function optionName(flag: string): string {
+  return flag.slice(2).split(' ')[0]!;
+}
+
+/** What the command's help writes after the option (`<file>`, `seed|none`), else `<value>`. */
+function valueHint(command: string | undefined, name: string): string {
+  const flag = command === undefined ? undefined : COMMANDS[command]!.options.find(([candidate]) => optionName(candidate) === name)?.[0];
+  return flag?.slice(name.length + 3) || '<value>';
+}
