@@ -8,6 +8,7 @@ export type { SchemeCheck } from '../hosts/express/express-security';
 export { BearerJWT, OASBearerJWT, type OasAcl } from '../hosts/oas-tools/oas-bearer-jwt';
 export { bearerJwtAcl, type BearerJwtAclOptions } from '../hosts/express/express-acl';
 export type { RequestAuth } from '../guard/guard-request';
+export { authOf, NotGuardedError } from '../guard/auth-of';
 export { jwtErrorHandler } from '../hosts/oas-tools/jwt-error-handler';
 export { filterAttributes } from '../guard/filter-attributes';
 export { SecurityError, JsonWebTokenError } from '../token/errors';
