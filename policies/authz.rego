@@ -61,14 +61,22 @@ granted(op, "own") if {
 
 # The attributes of an allowed request: those of the grants of the deciding possession. An `any`
 # grant always decides when there is one (`any` implies `own`), so callers allowed through `own`
-# see only what `own` grants.
+# see only what `own` grants. A caller with several roles sees the union of what their lists show
+# ("non-negated wins" across lists, as in accesscontrol): every granting glob, and a negation only
+# where no other role's list shows that path (else one role's `!password` would hide what another
+# grants). The compiler has united each role's list with those of the roles it extends the same way
+# (src/policy/attributes/attribute-union.ts).
 attributes := ["*"] if operation.secured == false
 
-else := sort({attribute | some granted in caller_grants; some attribute in granted[possession]})
+else := sort({attribute |
+	some i, granted in caller_grants
+	some attribute in granted[possession]
+	kept_in_union(i, attribute)
+})
 
 default role := null
 
-role := min([subject | some i, subject in subject_roles; count(caller_grants[i][possession]) > 0])
+role := min([subject | some i, subject in subject_roles; grants_something(caller_grants[i][possession])])
 
 default possession := null
 
@@ -76,12 +84,70 @@ possession := "any" if grants_possession("any")
 
 else := "own" if grants_possession("own")
 
-# An empty attribute list grants nothing. The compiler leaves such lists out; the policy does not
-# count them either, for data written by hand.
+# A list grants something when it holds a glob that is not a negation (accesscontrol's `granted`):
+# an empty list, or one of negations only, grants nothing. The compiler leaves such lists out; the
+# policy does not count them either, for data written by hand.
 grants_possession(wanted) if {
 	some granted in caller_grants
-	count(granted[wanted]) > 0
+	grants_something(granted[wanted])
 }
+
+grants_something(list) if {
+	some glob in list
+	not startswith(glob, "!")
+}
+
+kept_in_union(_, attribute) if not startswith(attribute, "!")
+
+kept_in_union(i, attribute) if {
+	startswith(attribute, "!")
+	path := glob_segments(attribute)
+	not shown_by_another_role(i, path)
+}
+
+shown_by_another_role(i, path) if {
+	some j, granted in caller_grants
+	j != i
+	shows(object.get(granted, possession, []), path)
+}
+
+# Whether a list of globs shows the value at `path` (a list of keys): the most specific glob that
+# covers it decides (the longest; then one ending in a name over one ending in `*`), a negation
+# wins a tie, and a path no glob covers is hidden. The same rule as the filter's
+# (src/policy/attributes/attribute-glob.ts).
+shows(list, path) if {
+	best := max([cover_rank(glob, path) | some glob in list])
+	best >= 0
+	every glob in list {
+		not negation_at(glob, path, best)
+	}
+}
+
+negation_at(glob, path, rank) if {
+	startswith(glob, "!")
+	cover_rank(glob, path) == rank
+}
+
+# Twice the glob's length, plus one when it ends in a name; -1 when it does not cover the path.
+cover_rank(glob, path) := rank if {
+	segments := glob_segments(glob)
+	count(segments) > 0
+	count(segments) <= count(path)
+	every k, segment in segments {
+		segment_matches(segment, path[k])
+	}
+	rank := (2 * count(segments)) + named_end(segments)
+} else := -1
+
+named_end(segments) := 0 if segments[count(segments) - 1] == "*"
+
+else := 1
+
+segment_matches("*", _)
+
+segment_matches(segment, key) if segment == key
+
+glob_segments(glob) := [segment | some segment in split(trim_prefix(glob, "!"), "."); segment != ""]
 
 operation := data.svcgate.acl.operations[input.operation]
 

@@ -270,3 +270,68 @@ test_parity_table_matches if {
 	}
 	count(mismatches) == 0
 }
+
+# Several roles: the union of their lists, as accesscontrol unites them. One operation, one column
+# per role: user hides password, admin shows everything, viewer shows only name and address.city,
+# auditor hides password and email, nothing grants only negations, nested reaches into address,
+# keeper shows secret but also negates it, mixed shows a.* while "!a.b" hides a.b elsewhere.
+union_sets := {
+	"u": {"any": ["*", "!password"]},
+	"a": {"any": ["*"]},
+	"v": {"any": ["name", "address.city"]},
+	"d": {"any": ["*", "!email", "!password"]},
+	"n": {"any": ["!password"]},
+	"h": {"any": ["*", "!address"]},
+	"k": {"any": ["secret", "!secret"]},
+	"m": {"any": ["a.*"]},
+	"b": {"any": ["*", "!a.b"]},
+}
+
+union_api := {
+	"anonymous_default": false,
+	"roles": {role: {"extends": []} | some role in ["user", "admin", "viewer", "auditor", "nothing", "hider", "keeper", "mixed", "blinder"]},
+	"grant_offsets": {"user": 0, "admin": 1, "viewer": 2, "auditor": 3, "nothing": 4, "hider": 5, "keeper": 6, "mixed": 7, "blinder": 8},
+	"grant_width": 1,
+	"grant_sets": union_sets,
+	"operations": {"GET /profile": {
+		"resource": "/profile", "action": "read", "secured": true,
+		"params": {},
+		"grants": "uavdnhkmb",
+	}},
+}
+
+union_of(roles) := d.attributes if {
+	d := authz.decision with input as {"operation": "GET /profile", "role": roles}
+		with data.svcgate.acl as union_api
+}
+
+test_union_another_role_unmasks_a_negation if union_of(["user", "admin"]) == ["*"]
+
+test_union_keeps_a_negation_every_role_shares if union_of(["user", "auditor"]) == ["!password", "*"]
+
+test_union_keeps_a_negation_where_the_other_role_shows_nothing if {
+	union_of(["user", "viewer"]) == ["!password", "*", "address.city", "name"]
+	union_of(["hider", "viewer"]) == ["!address", "*", "address.city", "name"]
+}
+
+test_union_a_tie_of_grant_and_negation_hides if union_of(["user", "keeper"]) == ["!password", "*", "secret"]
+
+test_union_a_glob_ending_in_star_shows_below_it if union_of(["blinder", "mixed"]) == ["*", "a.*"]
+
+test_union_of_one_role_is_its_list if union_of(["user"]) == ["!password", "*"]
+
+test_negations_only_grant_nothing if {
+	d := authz.decision with input as {"operation": "GET /profile", "role": "nothing"}
+		with data.svcgate.acl as union_api
+	not d.allow
+	d.possession == null
+	d.reasons == ["no role of the caller is granted read on /profile"]
+}
+
+test_negations_only_neither_grant_nor_hide_beside_a_granting_role if {
+	d := authz.decision with input as {"operation": "GET /profile", "role": ["nothing", "admin"]}
+		with data.svcgate.acl as union_api
+	d.allow
+	d.role == "admin"
+	d.attributes == ["*"]
+}

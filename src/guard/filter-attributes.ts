@@ -1,64 +1,87 @@
+import { isWildcard, parseGlob, type AttributeGlob } from '../policy/attributes/attribute-glob';
+
 /**
- * Keeps the parts of `data` that the granted attribute globs allow, in accesscontrol's notation:
- * `*` everything, `name` or `address.city` only that, `!password` or `!address.zip` never that.
- * Negations win over grants. Arrays are filtered element by element.
+ * Keeps the parts of `data` that the granted attribute globs show, in accesscontrol's notation:
+ * `*` every key, `name` or `address.city` only that, `!password` or `!address.zip` never that.
+ * The most specific glob decides, and among equally specific ones a negation wins (the rule of
+ * policy/attributes/attribute-glob.ts, which the policy's union of several roles' lists relies
+ * on): `["*", "!address", "address.city"]` shows everything but `address`, of which it shows
+ * `city`. An object a glob reaches into is kept when it is shown, or when something inside it is.
+ * Arrays are filtered element by element, at any depth.
  */
 export function filterAttributes<T>(data: T, attributes: readonly string[]): T {
-  const { granted, denied } = parsedGlobs(attributes);
-  return filterValue(data, granted, denied) as T;
-}
-
-interface Globs {
-  granted: string[][];
-  denied: string[][];
+  return filterTop(data, parsedGlobs(attributes)) as T;
 }
 
 // Cached decisions share one frozen attribute list between requests, so it is parsed once; a
 // list that is not frozen could still change, and is parsed on every call.
-const parsed = new WeakMap<readonly string[], Globs>();
+const parsed = new WeakMap<readonly string[], readonly AttributeGlob[]>();
 
-function parsedGlobs(attributes: readonly string[]): Globs {
+function parsedGlobs(attributes: readonly string[]): readonly AttributeGlob[] {
   const known = parsed.get(attributes);
   if (known) return known;
-  const globs: Globs = { granted: [], denied: [] };
-  for (const glob of attributes) {
-    if (glob.startsWith('!')) globs.denied.push(toPath(glob.slice(1)));
-    else globs.granted.push(toPath(glob));
-  }
+  const globs = attributes.map(parseGlob).filter((glob) => glob.segments.length > 0);
   if (Object.isFrozen(attributes)) parsed.set(attributes, globs);
   return globs;
 }
 
-function toPath(glob: string): string[] {
-  return glob.split('.').filter((segment) => segment !== '');
+/** The top value is always answered: `{}` when nothing of an object is shown, as accesscontrol does. */
+function filterTop(value: unknown, globs: readonly AttributeGlob[]): unknown {
+  if (Array.isArray(value)) return value.map((item) => filterTop(item, globs));
+  if (isRecord(value)) return filterObject(value, globs, false);
+  // A bare value has no attributes to choose among: it is shown when anything is granted.
+  return globs.some((glob) => !glob.negated) ? value : undefined;
 }
 
-/** `granted` and `denied` are paths relative to `value`; `[]` in granted means all of it. */
-function filterValue(value: unknown, granted: string[][], denied: string[][]): unknown {
-  if (Array.isArray(value)) return value.map((item) => filterValue(item, granted, denied));
-  if (typeof value !== 'object' || value === null) return granted.length > 0 ? value : undefined;
+const ABSENT = Symbol('absent');
+
+/**
+ * `globs` are relative to `value` and reach into it; `shown` is what the most specific glob
+ * covering `value` itself decided (false when none does).
+ */
+function filterObject(value: Record<string, unknown>, globs: readonly AttributeGlob[], shown: boolean): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    const childGranted = below(granted, key);
-    if (childGranted.length === 0) continue;
-    const childDenied = below(denied, key);
-    if (childDenied.some((path) => path.length === 0)) continue;
-    const child = (value as Record<string, unknown>)[key];
-    const everything = childDenied.length === 0 && childGranted.some((path) => path.length === 0);
-    const kept = everything ? child : filterValue(child, childGranted, childDenied);
-    if (kept !== undefined) result[key] = kept;
+    const kept = filterChild(value[key], globsAt(globs, key, shown));
+    if (kept !== ABSENT) result[key] = kept;
   }
   return result;
 }
 
-const EVERYTHING: string[] = [];
+interface Below {
+  /** What the most specific glob ending at this key decided, else what was decided above it. */
+  shown: boolean;
+  /** The globs that reach below this key, relative to it. */
+  deeper: AttributeGlob[];
+}
 
-/** The paths that reach inside `key`: `*` matches any key, and an empty path covers everything below. */
-function below(paths: string[][], key: string): string[][] {
-  const inside: string[][] = [];
-  for (const path of paths) {
-    if (path.length === 0) inside.push(EVERYTHING);
-    else if (path[0] === '*' || path[0] === key) inside.push(path.length === 1 ? EVERYTHING : path.slice(1));
+function globsAt(globs: readonly AttributeGlob[], key: string, shownAbove: boolean): Below {
+  let named: boolean | undefined;
+  let wildcard: boolean | undefined;
+  const deeper: AttributeGlob[] = [];
+  for (const glob of globs) {
+    const first = glob.segments[0]!;
+    if (first !== key && !isWildcard(first)) continue;
+    if (glob.segments.length > 1) deeper.push({ negated: glob.negated, segments: glob.segments.slice(1) });
+    // A glob ending in this key's name is more specific than one ending in `*`; a negation wins a tie.
+    else if (first === key) named = (named ?? true) && !glob.negated;
+    else wildcard = (wildcard ?? true) && !glob.negated;
   }
-  return inside;
+  return { shown: named ?? wildcard ?? shownAbove, deeper };
+}
+
+function filterChild(value: unknown, { shown, deeper }: Below): unknown {
+  if (deeper.length === 0) return shown ? value : ABSENT;
+  if (Array.isArray(value)) {
+    const items = value.map((item) => filterChild(item, { shown, deeper })).filter((item) => item !== ABSENT);
+    return shown || items.length > 0 ? items : ABSENT;
+  }
+  if (!isRecord(value)) return shown ? value : ABSENT;
+  const kept = filterObject(value, deeper, shown);
+  return shown || Object.keys(kept).length > 0 ? kept : ABSENT;
+}
+
+/** An object whose keys are attributes; a Date, a Buffer or a Map is a value like a string, as in accesscontrol. */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return Object.prototype.toString.call(value) === '[object Object]';
 }

@@ -2,12 +2,15 @@ import { GRANT_KEYS, type DeclaredRoles, type ResourceGrants } from './acl-decla
 import { openedByAnonymousDefault } from './anonymous-default';
 import type { Action, GrantTable, OperationFacts, OperationSpec } from './data-document';
 import { GrantTableBuilder } from './grant-table';
+import { grantsSomething, uniteAttributeLists } from '../attributes/attribute-union';
 
 /**
  * Adds to every secured operation what each role may do there: the role's own grants for the
  * operation's resource and action, and those of every role it extends, transitively. Working this
- * out once here keeps `$extend` and the resource lookup out of every evaluation. Empty attribute
- * lists grant nothing and are left out. When the ACL does not declare `anonymous`, the built-in
+ * out once here keeps `$extend` and the resource lookup out of every evaluation. A role's lists and
+ * those it inherits are united as accesscontrol unites them (attribute-union.ts: a parent's
+ * negation does not hide what the role itself grants). Lists that grant nothing (empty, or only
+ * negations) are left out. When the ACL does not declare `anonymous`, the built-in
  * grant (read:any on operations without parameters) is added too, in a column of its own, so the
  * policy has one kind of grant to look up.
  */
@@ -63,17 +66,17 @@ function grantsByResource(roles: readonly string[], declared: DeclaredRoles): Ma
   return byResource;
 }
 
-/** The attributes that one role's grants on a resource, or several roles' merged, list under `key`; undefined for none. */
+/** The attributes that one role's grants on a resource, or several roles' united, list under `key`; undefined for none. */
 function attributesFor(declaredHere: ResourceGrants | ResourceGrants[], key: keyof ResourceGrants): string[] | undefined {
-  if (!Array.isArray(declaredHere)) return nonEmpty(declaredHere[key]);
-  let attributes: string[] | undefined;
+  if (!Array.isArray(declaredHere)) return granting(declaredHere[key]);
+  const lists: string[][] = [];
   for (const grants of declaredHere) {
-    const list = nonEmpty(grants[key]);
-    if (list !== undefined) attributes = attributes === undefined ? list : [...new Set([...attributes, ...list])];
+    const list = grants[key];
+    if (list !== undefined) lists.push(list);
   }
-  return attributes;
+  return granting(uniteAttributeLists(lists));
 }
 
-function nonEmpty(list: string[] | undefined): string[] | undefined {
-  return list === undefined || list.length === 0 ? undefined : list;
+function granting(list: string[] | undefined): string[] | undefined {
+  return list === undefined || !grantsSomething(list) ? undefined : list;
 }
