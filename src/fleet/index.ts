@@ -1,5 +1,6 @@
 export { bundleConsumer, BundleConsumer, BundleConsumerClosedError, BundleMismatchError, type BundleEvent, type BundleStatus } from './consumer/bundle-consumer';
-export type { BundleConsumerOptions } from './consumer/bundle-consumer-options';
+export type { BundleConsumerOptions, BundlePollingOptions } from './consumer/bundle-consumer-options';
+export { ConfigError } from '../policy/compile/config-error';
 export { BundleDownloadError } from './consumer/bundle-download-error';
 export { BundleError } from './bundle/bundle-error';
 export { BundlePersistError } from './consumer/bundle-persist-error';

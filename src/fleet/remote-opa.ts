@@ -11,21 +11,22 @@ import { boundedExchange, readBounded } from '../net/bounded-exchange';
 import { shownUrl } from '../net/shown-url';
 import { checkDataDocument } from './bundle/data-document-schema';
 import { dataDifferences } from './consumer/operation-differences';
+import type { SchemaMatches } from '../policy/compile/schema-matches';
 
 export interface RemoteOpaOptions {
   /** OPA's base URL, e.g. `http://127.0.0.1:8181` for a sidecar. */
   url: string;
-  /** For one decision, connecting to the last byte; past it the request gets 503. Default 250. */
+  /** Milliseconds for one decision, connecting to the last byte; past it the request gets 503. Default `250` (ms). */
   timeoutMs?: number;
-  /** Sent with every request, e.g. `{ authorization: 'Bearer ...' }` when OPA runs with `--authentication=token`. */
+  /** Sent with every request, e.g. `{ authorization: 'Bearer ...' }` when OPA runs with `--authentication=token`. Default: none. */
   headers?: Record<string, string>;
-  /** Decisions remembered; default 10,000, 0 for none. */
+  /** Decisions remembered at once; `0` for none. Default `10000`. */
   decisionCacheSize?: number;
-  /** How long a remembered decision is used: OPA's data may change at any time. Default 1,000 ms. */
+  /** Milliseconds a remembered decision is used: OPA's data may change at any time. Default `1000` (ms). */
   cacheTtlMs?: number;
-  /** The largest answer read; default 1 MiB. */
+  /** The largest answer read, in bytes. Default 1 MiB (`1048576` bytes). */
   maxResponseBytes?: number;
-  /** Seconds between checks that OPA's data is compiled for the served API; default 30. */
+  /** Seconds between checks that OPA's data is compiled for the served API. Default `30` (seconds). */
   checkIntervalSeconds?: number;
 }
 
@@ -41,6 +42,8 @@ const schema = z
     checkIntervalSeconds: z.number().positive().max(2_147_483).default(30),
   })
   .strict();
+// The interface and the schema must accept the same fields (see schema-matches.ts).
+true satisfies SchemaMatches<typeof schema, RemoteOpaOptions>;
 type Settings = z.infer<typeof schema>;
 
 interface Limits {

@@ -5,6 +5,7 @@ import type { PolicySource } from '../policy/evaluate/decision-source';
 import type { DecisionLog } from './decision-log';
 import { errorAnswersSchema, type ErrorAnswers } from './error-answers';
 import { exposesReasons } from './reason-exposure';
+import type { ShapeMatches } from '../policy/compile/schema-matches';
 
 /** A policy source: anything with `connect(api)`, as bundleConsumer and remoteOpa return. */
 export const policySourceSchema = z.custom<PolicySource>((value) => typeof (value as { connect?: unknown } | null)?.connect === 'function', {
@@ -37,9 +38,18 @@ export interface AclOptions {
    * `["https://example.com/roles"]`); default `role`, which is also read when this claim is absent.
    */
   roleBinding?: string;
+  /**
+   * `(payload, binding, value) => boolean | Promise<boolean>`: decides ownership (`own` grants)
+   * instead of comparing the parameter with a claim; only exactly `true` in time owns. Default:
+   * the claim named by the operation's binding is compared with the parameter.
+   */
   checkOwnership?: CheckOwnership;
   /** Milliseconds a checkOwnership call may take; past it the request is denied (403) and the late answer ignored. Default 5000. */
   checkOwnershipTimeoutMs?: number;
+  /**
+   * Receives every decision as an event in OPA's decision-log format (never the token);
+   * `createDecisionLogUploader(...).log` fits here. Default: no log.
+   */
   decisionLog?: DecisionLog;
   /** Decisions remembered per compiled ACL (see EvaluatorOptions); default 10,000, 0 for none. */
   decisionCacheSize?: number;
@@ -63,6 +73,9 @@ export interface AclOptions {
    */
   errors?: ErrorAnswers;
 }
+
+// The interface and the shape must accept the same fields (see schema-matches.ts).
+true satisfies ShapeMatches<typeof aclOptionsShape, AclOptions>;
 
 /**
  * The options the decision step and the answers of a deny use, settled when an adapter is created.

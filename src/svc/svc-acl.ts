@@ -17,6 +17,7 @@ import { Evaluator, type PolicyInput } from '../policy/evaluate/evaluator';
 import { thenOrNow } from '../policy/evaluate/then-or-now';
 import type { OperationMatch } from '../policy/request/match-operation';
 import { parseWith } from '../policy/compile/parse-with';
+import type { SchemaMatches } from '../policy/compile/schema-matches';
 import { readTarget } from '../policy/request/read-target';
 import type { RequestValidationError } from '../policy/request/request-validation-error';
 import { readsBody, type HttpMethod } from './http-method';
@@ -70,6 +71,9 @@ const optionsSchema = z
   })
   .strict()
   .refine((options) => (options.acl === undefined) !== (options.policy === undefined), { error: 'give either acl (a local declaration) or policy (a bundle or remote OPA), exactly one of them' });
+
+// The interface and the schema must accept the same fields (see schema-matches.ts).
+true satisfies SchemaMatches<typeof optionsSchema, SvcAclOptions>;
 
 /**
  * An interceptor that guards SvcApi routes with a bearer JWT and the policy: register it with

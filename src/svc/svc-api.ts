@@ -13,12 +13,13 @@ import type { SvcApp } from './svc-http';
 import type { DependencyCheck } from './container-types';
 import type { SvcContainer } from './svc-container';
 
+/** The options of `new SvcApi(container, options)`. */
 export interface SvcApiOptions {
-  /** Largest JSON body accepted; larger ones are answered 413. Default 100 KiB. */
+  /** Largest JSON body accepted: bytes, or a size string as express.json takes (`'1mb'`); larger ones are answered 413. Default `'100kb'`. */
   bodyLimit?: number | string;
-  /** A request no interceptor or handler answered in this time gets 503. Default 30 s. */
+  /** Milliseconds: a request no interceptor or handler answered in this time gets 503. Default `30000` (ms). */
   timeoutMs?: number;
-  /** Where the messages of unmapped errors go (they are not sent). Default console.error. */
+  /** Where the messages of unmapped errors go (they are not sent). Default `console.error`. */
   logError?: (message: string, error: unknown) => void;
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseWith } from '../policy/compile/parse-with';
+import type { SchemaMatches } from '../policy/compile/schema-matches';
 import { checkInstanceName } from './class-statics';
 import type { ContainerServices, DependenciesOf, DependenciesOfMap, DependencyCheck, Flat, InstancesOf, NamedInstanceOf, ServiceClass, UnnamedInstanceOf } from './container-types';
 import { isPlainObject } from './interceptors';
@@ -17,6 +18,8 @@ export interface RegisterOptions {
 }
 
 const registerOptionsSchema = z.object({ routes: z.boolean({ error: 'routes must be true or false' }).optional() }, { error: 'the options must be an object: { routes: false }' }).strict();
+// The interface and the schema must accept the same fields (see schema-matches.ts).
+true satisfies SchemaMatches<typeof registerOptionsSchema, RegisterOptions>;
 
 /**
  * Holds service classes and builds one instance of each. Every constructor gets the same object,

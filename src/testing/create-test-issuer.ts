@@ -1,8 +1,9 @@
 import { SignJWT, type JWTPayload } from 'jose';
 import { z } from 'zod';
 import { bearerJwt, type BearerJwtHandler } from '../token/bearer-jwt';
-import type { BearerJwtConfig } from '../token/bearer-jwt-config';
+import type { BearerJwtConfig } from '../token/bearer-jwt-options';
 import { parseWith } from '../policy/compile/parse-with';
+import type { SchemaMatches } from '../policy/compile/schema-matches';
 import { createDpopTestKey, type DpopTestKey } from './dpop-test-key';
 import { generateTestKey, TEST_ALGORITHMS, type TestAlgorithm, type TestKey } from './test-keys';
 
@@ -22,11 +23,25 @@ const optionsSchema = z
   })
   .strict();
 
-export type TestIssuerOptions = z.input<typeof optionsSchema>;
+/** The options of {@link createTestIssuer}. */
+export interface TestIssuerOptions {
+  /** The signing algorithm; a new key (or HMAC secret) is made for it. Required. */
+  alg: TestAlgorithm;
+  /** The tokens' `iss`, and the configuration's `issuer`. Default `'https://issuer.svcgate.test/'`. */
+  issuer?: string;
+  /** The tokens' `aud`, and the configuration's `audience`. Default `'https://api.svcgate.test'`. */
+  audience?: string;
+  /** `dpop: true` in the configuration, and a DPoP key for `sign(..., { dpop: true })`. Default `false`. */
+  dpop?: boolean;
+}
+
+// The interface and the schema must accept the same fields (see schema-matches.ts).
+true satisfies SchemaMatches<typeof optionsSchema, TestIssuerOptions>;
 
 /** A lifetime or a time from now: seconds, or a jose duration such as '2h'. */
 export type TestDuration = number | string;
 
+/** How {@link TestIssuer.sign} makes a token other than a valid one. */
 export interface SignOptions {
   /** Expired a minute ago (iat eleven minutes ago). */
   expired?: boolean;
@@ -45,6 +60,7 @@ export interface SignOptions {
 }
 
 export interface TestIssuer {
+  /** The algorithm its tokens are signed with. */
   readonly alg: TestAlgorithm;
   /** A bearerJwt configuration that accepts this issuer's tokens: issuer, audience, algorithms and the secret or JWK set. */
   readonly config: BearerJwtConfig;

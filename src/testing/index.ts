@@ -1,5 +1,6 @@
 export { createTestIssuer, type TestIssuer, type TestIssuerOptions, type SignOptions, type TestDuration } from './create-test-issuer';
 export { TEST_ALGORITHMS, type TestAlgorithm } from './test-keys';
+export { ConfigError } from '../policy/compile/config-error';
 export {
   runPermissionSuite,
   type RunPermissionSuiteOptions,

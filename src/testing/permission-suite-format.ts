@@ -6,6 +6,7 @@ import { MAX_FILE_DEPTH } from '../policy/compile/document-limits';
 import { loadDocument, isPlainObject } from '../policy/compile/load-document';
 import { quoted } from '../policy/compile/quoted-text';
 import { scopeListSchema } from '../policy/compile/scope-requirements';
+import type { SchemaMatches } from '../policy/compile/schema-matches';
 import type { ExpectedOutcome, PermissionSuite, SuiteGuardOptions, SuitePrincipal, SuiteRequest, SuiteStatus, SuiteTest } from './permission-suite-types';
 import { jsonOver, MAX_BODY_BYTES, MAX_CLAIMS_BYTES, MAX_REQUEST_HEAD_BYTES, MAX_SUITE_CASES, requestHeadOver } from './suite-limits';
 
@@ -120,24 +121,14 @@ const suiteSchema = z
   }, wrongType('a suite must be an object: { openapi, acl, principals, tests }'))
   .strict();
 
-// The documented types and the schema describe one format: what the types allow, the schema takes,
-// and what it gives back has the types' shape (a type error here when the two drift apart).
-type Accepts<Schema extends z.ZodType, T> = [T] extends [z.input<Schema>]
-  ? [z.output<Schema>] extends [T]
-    ? [Exclude<keyof T, keyof z.input<Schema>> | Exclude<keyof z.input<Schema>, keyof T>] extends [never]
-      ? true
-      : never
-    : never
-  : never;
-const formatAgrees: [
-  Accepts<typeof suiteSchema, PermissionSuite>,
-  Accepts<typeof guardSchema, SuiteGuardOptions>,
-  Accepts<typeof principalSchema, SuitePrincipal>,
-  Accepts<typeof testSchema, SuiteTest>,
-  Accepts<typeof requestSchema, SuiteRequest>,
-  Accepts<typeof outcomeSchema, ExpectedOutcome>,
-] = [true, true, true, true, true, true];
-void formatAgrees;
+// The documented types and the schemas describe one format: the same fields, of the same types
+// (a type error here when the two drift apart; see schema-matches.ts).
+true satisfies SchemaMatches<typeof suiteSchema, PermissionSuite>;
+true satisfies SchemaMatches<typeof guardSchema, SuiteGuardOptions>;
+true satisfies SchemaMatches<typeof principalSchema, SuitePrincipal>;
+true satisfies SchemaMatches<typeof testSchema, SuiteTest>;
+true satisfies SchemaMatches<typeof requestSchema, SuiteRequest>;
+true satisfies SchemaMatches<typeof outcomeSchema, ExpectedOutcome>;
 
 /** One principal sending one request: a suite's test expands into one case per principal. */
 export interface SuiteCase {

@@ -10,6 +10,8 @@ import { fixedKeys, keySetConfigFields, type KeySetTimings, type KeySource } fro
 import { readKey, type LocalJwkSet } from './keys/read-key';
 import { isRemote, readIssuer, readKeySetTimings, readRemoteKeySource } from './keys/remote-key-source';
 import { profileChecks } from './rfc9068-profile';
+import type { SchemaMatches } from '../policy/compile/schema-matches';
+import type { BearerJwtCacheOptions, BearerJwtConfig, BearerJwtIssuerOptions } from './bearer-jwt-options';
 
 const FILE = '<bearerJwt config>';
 
@@ -46,6 +48,8 @@ const issuerEntrySchema = z
   })
   .strict();
 
+const cacheSchema = z.object({ size: z.number().int().nonnegative().default(10_000), ttlSeconds: z.number().positive().default(300) }).strict();
+
 const configSchema = z
   .object({
     issuer: issuerField.optional(),
@@ -68,13 +72,14 @@ const configSchema = z
     /** Key-set timings, issuerBaseURL (discovery) and strict (warnings are errors: the start-up check, a secret without audience); see key-set.ts. */
     ...keySetConfigFields,
     /** Verified tokens remembered by their exact text; `false` turns the cache off. */
-    cache: z
-      .union([z.literal(false), z.object({ size: z.number().int().nonnegative().default(10_000), ttlSeconds: z.number().positive().default(300) }).strict()])
-      .default({ size: 10_000, ttlSeconds: 300 }),
+    cache: z.union([z.literal(false), cacheSchema]).default({ size: 10_000, ttlSeconds: 300 }),
   })
   .strict();
 
-export type BearerJwtConfig = z.input<typeof configSchema>;
+// The documented interfaces and the schemas must accept the same fields (see schema-matches.ts).
+true satisfies SchemaMatches<typeof configSchema, BearerJwtConfig>;
+true satisfies SchemaMatches<typeof issuerEntrySchema, BearerJwtIssuerOptions>;
+true satisfies SchemaMatches<typeof cacheSchema, BearerJwtCacheOptions>;
 
 /** The fields an issuer's verification is read from: the top level, or an entry of `issuers`. */
 type IssuerFields = z.output<typeof issuerEntrySchema>;

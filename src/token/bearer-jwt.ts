@@ -1,7 +1,8 @@
 import { jwtVerify, type JWTVerifyGetKey, type JWTVerifyResult } from 'jose';
 import type { VerifiedPayload } from '../policy/request/build-input';
 import { deepFreeze, LruCache } from '../policy/evaluate/lru-cache';
-import { readBearerJwtConfig, type BearerJwtConfig } from './bearer-jwt-config';
+import { readBearerJwtConfig } from './bearer-jwt-config';
+import type { BearerJwtConfig } from './bearer-jwt-options';
 import { JsonWebTokenError } from './errors';
 import { issuerChooser, type IssuerVerifier } from './keys/choose-issuer';
 import type { KeySource } from './keys/key-set';

@@ -8,10 +8,11 @@ import { checkDataDocument } from './data-document-schema';
 import { readTarGz } from './tar-gz';
 import { quoted, quotedJson } from '../../policy/compile/quoted-text';
 
+/** How {@link readBundle} checks a bundle. */
 export interface ReadBundleOptions {
-  /** With it, only a bundle signed with this key is read; without it, a signed bundle is refused, as OPA refuses one. */
+  /** From {@link verificationKey}: with it, only a bundle signed with this key is read; without it, a signed bundle is refused, as OPA refuses one. */
   verification?: VerificationKey;
-  /** Bytes once decompressed; default 256 MiB (BUNDLE_LIMITS.maxInflatedBytes). */
+  /** The largest bundle accepted once decompressed, in bytes. Default 256 MiB (`268435456` bytes). */
   maxBytes?: number;
 }
 

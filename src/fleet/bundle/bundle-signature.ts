@@ -11,21 +11,25 @@ import { quoted, quotedJson } from '../../policy/compile/quoted-text';
 export const SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'HS256', 'HS384', 'HS512'] as const;
 export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 
+/** The `signing` option of writeBundle (the CLI's `--signing-key`, `--signing-alg`, ...). */
 export interface BundleSigning {
   /** A PEM private key (PKCS#8, PKCS#1 or SEC1), or the HMAC secret for HS*. */
   key: string | Uint8Array | KeyObject;
+  /** The JWS algorithm; it must fit the key. No default (OPA's `opa sign` default is RS256). */
   algorithm: SigningAlgorithm;
-  /** Written as the JWS `kid` and the payload's `keyid`, as `opa sign --signing-key-id`... does. */
+  /** Written as the JWS `kid` and the payload's `keyid`, as `opa sign --signing-key-id`... does. Default: none. */
   keyId?: string;
+  /** Written as the payload's `scope`, which a verifier with a scope requires. Default: none. */
   scope?: string;
 }
 
+/** The `verification` option of bundleConsumer, and the argument of {@link verificationKey}. */
 export interface BundleVerification {
   /** A PEM public key or certificate, or the HMAC secret for HS*. */
   key: string | Uint8Array | KeyObject;
   /** Default RS256, as OPA's. Only this algorithm is accepted. */
   algorithm?: SigningAlgorithm;
-  /** When set, a signature that names another key (JWS `kid` or payload `keyid`) is refused. */
+  /** When set, a signature that names another key (JWS `kid` or payload `keyid`) is refused. Default: none. */
   keyId?: string;
   /** The payload's `scope` must equal it (both empty by default), as OPA checks. */
   scope?: string;
@@ -37,12 +41,17 @@ export interface BundleVerification {
   maxCanonicalBytes?: number;
 }
 
-/** A verification configuration with its key imported once, at start-up. */
+/** A verification configuration with its key imported once, at start-up: what {@link verificationKey} returns. */
 export interface VerificationKey {
+  /** The imported public key, or the HMAC secret. */
   key: KeyObject;
+  /** The only algorithm accepted. */
   algorithm: SigningAlgorithm;
+  /** The key id a signature must name, if any. */
   keyId: string | undefined;
+  /** The payload's `scope` that is required (`''`: none). */
   scope: string;
+  /** The most bytes compared in OPA's canonical form (see BundleVerification). */
   maxCanonicalBytes: number;
 }
 

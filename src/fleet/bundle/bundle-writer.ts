@@ -5,19 +5,22 @@ import { canonicalJson } from './canonical-json';
 import { signFiles, type BundleSigning } from './bundle-signature';
 import { writeTarGz } from './tar-gz';
 
+/** What {@link writeBundle} puts in the bundle, and how it signs it. */
 export interface WriteBundleOptions {
+  /** The compiled ACL (compileAcl's data document), written as `data.json` under `svcgate.acl`. */
   data: DataDocument;
   /** policy.wasm; the reader evaluates it in-process. */
   wasm: Uint8Array;
   /** The Rego source by file name (e.g. `svcgate/authz/policy.rego`): what OPA itself evaluates. */
   rego: Record<string, string>;
-  /** The manifest's revision; default the data document's revision. */
+  /** The manifest's revision. Default: the data document's revision. */
   revision?: string;
   /**
    * The build time written into the manifest (`metadata.svcgate.builtAt`); default now. A
    * consumer refuses a bundle built before its active one (see bundleConsumer's allowRollback).
    */
   builtAt?: Date;
+  /** Signs the bundle (`.signatures.json`, as `opa sign` writes it). Default: unsigned. */
   signing?: BundleSigning;
 }
 

@@ -7,6 +7,7 @@ import { recordDroppedLogEvents } from '../../telemetry/record-fleet';
 import { EventQueue } from './event-queue';
 import { maskEvent, maskRuleSchema, type MaskRule } from './mask-event';
 import { postGzip } from './post-gzip';
+import type { SchemaMatches } from '../../policy/compile/schema-matches';
 
 const gzipAsync = promisify(gzip);
 
@@ -24,22 +25,23 @@ const FILE = '<createDecisionLogUploader options>';
 export interface DecisionLogUploaderOptions {
   /** Where batches are POSTed: a collector of OPA's decision logs (OPA's own path is `<service>/logs`). */
   url: string;
-  /** Sent with every upload, e.g. `{ authorization: 'Bearer ...' }`. */
+  /** Sent with every upload, e.g. `{ authorization: 'Bearer ...' }`. Default: none. */
   headers?: Record<string, string>;
-  /** JSON pointers erased from every event before it leaves the process (`/input/claims`), or `{ op: 'upsert', path, value }`. */
+  /** JSON pointers erased from every event before it leaves the process (`/input/claims`), or `{ op: 'upsert', path, value }`. Default: none. */
   mask?: MaskRule[];
-  /** Added to every event's `labels` (OPA's `labels` configuration). */
+  /** Added to every event's `labels` (OPA's `labels` configuration). Default: none. */
   labels?: Record<string, string>;
-  /** The most bytes of one upload, compressed; default 32,768, as OPA's upload_size_limit_bytes. */
+  /** The most bytes of one upload, compressed, at least 1024. Default `32768` (bytes), as OPA's upload_size_limit_bytes. */
   maxBatchBytes?: number;
   /** Events kept while uploads fail; beyond it the oldest are dropped and counted. Default 10,000, as OPA's. */
   bufferSizeLimitEvents?: number;
-  /** Seconds between uploads, chosen at random between the two each time. Default 5 and 10. */
+  /** The shortest wait between uploads, in seconds (each wait is chosen at random between this and `maxDelaySeconds`). Default `5` (seconds). */
   minDelaySeconds?: number;
+  /** The longest wait between uploads, in seconds; not below `minDelaySeconds`. Default `10` (seconds). */
   maxDelaySeconds?: number;
-  /** For one upload, connecting to the answer. Default 10,000. */
+  /** Milliseconds for one upload, connecting to the answer. Default `10000` (ms). */
   timeoutMs?: number;
-  /** The longest wait between retries after failures (exponential backoff with jitter). Default 60. */
+  /** The longest wait between retries after failures, in seconds (exponential backoff with jitter). Default `60` (seconds). */
   maxBackoffSeconds?: number;
 }
 
@@ -82,6 +84,9 @@ const schema = z
   })
   .strict()
   .refine((options) => options.minDelaySeconds <= options.maxDelaySeconds, { error: 'minDelaySeconds must not be above maxDelaySeconds' });
+
+// The interface and the schema must accept the same fields (see schema-matches.ts).
+true satisfies SchemaMatches<typeof schema, DecisionLogUploaderOptions>;
 
 /**
  * Uploads decision-log events in OPA's format to a collector: gzip JSON arrays by POST, each at

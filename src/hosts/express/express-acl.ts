@@ -9,6 +9,7 @@ import { thenOrNow } from '../../policy/evaluate/then-or-now';
 import { cachedMatcher } from '../../policy/request/cached-matcher';
 import type { OperationMatch } from '../../policy/request/match-operation';
 import { parseWith } from '../../policy/compile/parse-with';
+import type { SchemaMatches } from '../../policy/compile/schema-matches';
 import { readTarget } from '../../policy/request/read-target';
 import { RequestValidationError } from '../../policy/request/request-validation-error';
 import { refRootSchema } from '../../policy/compile/reference-root';
@@ -78,6 +79,9 @@ const optionsSchema = z
   })
   .strict()
   .refine((options) => (options.acl === undefined) !== (options.policy === undefined), { error: 'give either acl (a local declaration) or policy (a bundle or remote OPA), exactly one of them' });
+
+// The interface and the schema must accept the same fields (see schema-matches.ts).
+true satisfies SchemaMatches<typeof optionsSchema, BearerJwtAclOptions>;
 
 /**
  * Express middleware (4 and 5) that guards the operations of an OpenAPI document: it matches the

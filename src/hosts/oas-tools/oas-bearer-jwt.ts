@@ -7,12 +7,13 @@ import { isPlainObject, loadDocument } from '../../policy/compile/load-document'
 import { mergeDeclarations } from '../../policy/compile/merge-declarations';
 import { ConfigError } from '../../policy/compile/config-error';
 import { operationKey, type OperationFacts } from '../../policy/compile/data-document';
-import type { DecisionSource } from '../../policy/evaluate/decision-source';
+import type { DecisionSource, PolicySource } from '../../policy/evaluate/decision-source';
 import { denied, Evaluator, type Decision, type PolicyInput } from '../../policy/evaluate/evaluator';
 import { parseWith } from '../../policy/compile/parse-with';
 import { readTarget } from '../../policy/request/read-target';
 import { RequestValidationError } from '../../policy/request/request-validation-error';
-import { aclOptionsShape, decisionOptions, policySourceSchema, type DecisionOptions } from '../../guard/acl-options';
+import { aclOptionsShape, decisionOptions, policySourceSchema, type AclOptions, type DecisionOptions } from '../../guard/acl-options';
+import type { ShapeMatches } from '../../policy/compile/schema-matches';
 import { authorize } from '../../guard/authorize';
 import { attachedChallenges, challengesOf } from '../../token/challenge';
 import { logAuthenticationFailure } from '../../guard/decision-log';
@@ -68,13 +69,27 @@ const refused = new WeakSet<object>();
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const FILE = '<BearerJWT config>';
 
-const configSchema = z
-  .object({
-    acl: z.record(z.string(), z.unknown(), { error: 'acl must map scheme names to permission declarations' }).optional(),
-    policy: z.record(z.string(), policySourceSchema, { error: 'policy must map scheme names to policy sources' }).optional(),
-    ...aclOptionsShape,
-  })
-  .passthrough();
+/** The config of `use(BearerJWT, config, position)`: the ACL of each bearer scheme, and the options every adapter shares. */
+export interface OasAclOptions extends AclOptions {
+  /**
+   * `{ <schemeName>: declaration }`: the permission declaration of each guarded scheme, an object
+   * or a JSON/YAML file path, compiled at start-up. Default: the schemes' `x-acl-config`.
+   */
+  acl?: Record<string, unknown>;
+  /** In place of `acl`, per scheme: decisions from a `bundleConsumer(...)` or a `remoteOpa(...)`. */
+  policy?: Record<string, PolicySource>;
+}
+
+const configShape = {
+  acl: z.record(z.string(), z.unknown(), { error: 'acl must map scheme names to permission declarations' }).optional(),
+  policy: z.record(z.string(), policySourceSchema, { error: 'policy must map scheme names to policy sources' }).optional(),
+  ...aclOptionsShape,
+};
+// The interface and the shape must accept the same fields (see schema-matches.ts).
+true satisfies ShapeMatches<typeof configShape, OasAclOptions>;
+
+// Other keys pass: @oas-tools/core hands over the whole `use` config.
+const configSchema = z.object(configShape).passthrough();
 
 /**
  * The access-control middleware for @oas-tools/core 3.x: `use(BearerJWT, config, 2)`. It reads
@@ -88,7 +103,7 @@ export class BearerJWT {
     private readonly oasFile: Record<string, unknown>,
   ) {}
 
-  /** Called by @oas-tools/core with the dereferenced document (paths in Express form) and the `use` config. */
+  /** Called by @oas-tools/core with the dereferenced document (paths in Express form) and the `use` config, an {@link OasAclOptions}. */
   static async initialize(oasFile: Record<string, unknown>, config: unknown): Promise<BearerJWT> {
     const options = parseWith(configSchema, config ?? {}, FILE, [], 'pass { acl: { <scheme>: <declaration or file> }, roleBinding, checkOwnership }');
     const openapi = { ...oasFile, paths: templatePaths(oasFile.paths) };

@@ -24,8 +24,11 @@ export type CheckOwnership = (payload: VerifiedPayload, binding: string, value: 
 /** How long a checkOwnership call may take before it counts as "not owned", unless configured. */
 const DEFAULT_CHECK_OWNERSHIP_TIMEOUT_MS = 5000;
 
+/** How {@link decide} reads the role and decides ownership (the adapters pass their own options). */
 export interface DecideOptions {
+  /** The claim that carries the role(s), as a claim path (`groups`, `realm_access.roles`). Default `role`. */
   roleBinding?: string;
+  /** Decides ownership instead of comparing the parameter with a claim (see CheckOwnership). Default: the claim comparison. */
   checkOwnership?: CheckOwnership;
   /** Milliseconds a checkOwnership call may take; past it the parameter is not owned and its late answer ignored. Default 5000. */
   checkOwnershipTimeoutMs?: number;
