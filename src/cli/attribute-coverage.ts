@@ -1,61 +1,61 @@
-import { toPath, type GlobPath } from './canonical-attributes';
-
-/** An attribute glob list as the filter reads it: what it shows, and what it hides of that. */
-interface Globs {
-  granted: GlobPath[];
-  denied: GlobPath[];
-}
-
-/** Stands for every key that no glob names, so that one branch decides them all. */
-const OTHER_KEY = '\u0000other';
+import { parseGlob, showsPath, type AttributeGlob } from '../policy/attributes/attribute-glob';
 
 /**
- * True when every field that `inner` shows, `outer` shows too (the meaning of canonicalAttributes):
- * `["*"]` includes `["id"]`, `["*","!password"]` does not include `["*"]`. Walks the keys the
- * globs name, level by level, plus one key that none names; each level drops a segment, so the walk
- * ends, and globs that cannot reach a key leave its branch.
+ * Compares attribute glob lists by the fields they show, under the one rule the filter and the
+ * policy apply (showsPath, policy/attributes/attribute-glob.ts), not by their spelling: `["*"]`
+ * shows what `["*","id"]` shows, `["*","!password"]` shows less than `["*"]`.
+ *
+ * A glob only tells apart the keys it names, so the paths worth asking about are few: at each
+ * depth, the keys that the globs still reaching that deep name there, and one key none names
+ * (standing for all the others); below the longest glob nothing changes. Both lists are asked
+ * about each such path.
  */
+
+/** Stands for every key that no glob names at that depth. */
+const OTHER_KEY = '\u0000other';
+/**
+ * Paths asked about at most. Wildcards in the middle of many long globs multiply them; an ACL
+ * from a pull request must not make the diff run for ever, so past this the lists are compared
+ * by spelling (equal when they hold the same globs).
+ */
+const MAX_PATHS = 100_000;
+
+/** True when every field `inner` shows, `outer` shows too. */
 export function includesAttributes(outer: readonly string[], inner: readonly string[]): boolean {
-  return includes(parse(outer), parse(inner));
+  return compare(outer, inner, (shownByOuter, shownByInner) => shownByOuter || !shownByInner);
 }
 
-function parse(globs: readonly string[]): Globs {
-  return {
-    granted: globs.filter((glob) => !glob.startsWith('!')).map((glob) => toPath(glob)),
-    denied: globs.filter((glob) => glob.startsWith('!')).map((glob) => toPath(glob.slice(1))),
+/** True when the two lists show the same fields. */
+export function sameAttributes(a: readonly string[], b: readonly string[]): boolean {
+  return compare(a, b, (shownByA, shownByB) => shownByA === shownByB);
+}
+
+function compare(a: readonly string[], b: readonly string[], holds: (shownByA: boolean, shownByB: boolean) => boolean): boolean {
+  const [globsA, globsB] = [a.map(parseGlob), b.map(parseGlob)];
+  const paths = pathsToAsk([...globsA, ...globsB]);
+  if (paths === undefined) return holds(true, true) && spelling(a) === spelling(b);
+  return paths.every((path) => holds(showsPath(globsA, path), showsPath(globsB, path)));
+}
+
+function spelling(globs: readonly string[]): string {
+  return JSON.stringify([...new Set(globs)].sort());
+}
+
+/** Every path that can tell the globs' answers apart, or undefined past MAX_PATHS. */
+function pathsToAsk(globs: readonly AttributeGlob[]): string[][] | undefined {
+  const paths: string[][] = [];
+  const walk = (prefix: string[], reaching: readonly AttributeGlob[]): boolean => {
+    const depth = prefix.length;
+    const keys = new Set([OTHER_KEY]);
+    for (const glob of reaching) if (glob.segments[depth] !== '*') keys.add(glob.segments[depth]!);
+    for (const key of keys) {
+      const path = [...prefix, key];
+      paths.push(path);
+      if (paths.length > MAX_PATHS) return false;
+      const deeper = reaching.filter((glob) => glob.segments.length > depth + 1 && (glob.segments[depth] === '*' || glob.segments[depth] === key));
+      if (deeper.length > 0 && !walk(path, deeper)) return false;
+    }
+    return true;
   };
-}
-
-type Reach = 'none' | 'all' | 'some';
-
-/** What the globs show here: nothing, everything below, or it depends on the keys below. */
-function reach({ granted, denied }: Globs): Reach {
-  if (granted.length === 0 || denied.some((path) => path.length === 0)) return 'none';
-  return denied.length === 0 && granted.some((path) => path.length === 0) ? 'all' : 'some';
-}
-
-function includes(outer: Globs, inner: Globs): boolean {
-  const innerReach = reach(inner);
-  const outerReach = reach(outer);
-  if (innerReach === 'none' || outerReach === 'all') return true;
-  if (outerReach === 'none') return !showsAny(inner);
-  return keysNamed(outer, inner).every((key) => includes(below(outer, key), below(inner, key)));
-}
-
-function showsAny(globs: Globs): boolean {
-  const here = reach(globs);
-  if (here !== 'some') return here === 'all';
-  return keysNamed(globs).some((key) => showsAny(below(globs, key)));
-}
-
-function keysNamed(...lists: Globs[]): string[] {
-  const keys = new Set<string>([OTHER_KEY]);
-  for (const { granted, denied } of lists) for (const path of [...granted, ...denied]) if (path.length > 0 && path[0] !== '*') keys.add(path[0]!);
-  return [...keys];
-}
-
-/** The globs as seen from inside `key`: those that reach it, one segment shorter (an empty path covers everything). */
-function below({ granted, denied }: Globs, key: string): Globs {
-  const inside = (paths: GlobPath[]) => paths.flatMap((path) => (path.length === 0 ? [path] : path[0] === '*' || path[0] === key ? [path.slice(1)] : []));
-  return { granted: inside(granted), denied: inside(denied) };
+  return walk([], globs.filter((glob) => glob.segments.length > 0)) ? paths : undefined;
 }

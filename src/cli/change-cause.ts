@@ -1,4 +1,4 @@
-import { canonicalAttributes } from './canonical-attributes';
+import { sameAttributes } from './attribute-coverage';
 import { declaredGrant, grantCause, type AclVersion } from './grant-cause';
 import type { Access } from './audit-matrix';
 
@@ -68,7 +68,7 @@ function anonymousDefaultChange(nowOn: boolean): string {
 function sameGrant(was: unknown, is: unknown): boolean {
   if (was === undefined || is === undefined) return was === is;
   if (!isGlobList(was) || !isGlobList(is)) return JSON.stringify(was) === JSON.stringify(is);
-  return JSON.stringify(canonicalAttributes(was)) === JSON.stringify(canonicalAttributes(is));
+  return sameAttributes(was, is);
 }
 
 function isGlobList(value: unknown): value is string[] {
