@@ -43,7 +43,8 @@ function filterObject(value: Record<string, unknown>, globs: readonly AttributeG
   const result: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     const kept = filterChild(value[key], globsAt(globs, key, shown));
-    if (kept !== ABSENT) result[key] = kept;
+    // Defined, not assigned: a `__proto__` key (JSON.parse makes one) would set the result's prototype.
+    if (kept !== ABSENT) Object.defineProperty(result, key, { value: kept, enumerable: true, writable: true, configurable: true });
   }
   return result;
 }
