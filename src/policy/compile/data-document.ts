@@ -31,7 +31,7 @@ export interface ParamSpec {
   owned: boolean;
 }
 
-/** Possession -> the attribute globs (accesscontrol notation) it grants; never an empty list. */
+/** Possession -> the attribute globs (accesscontrol notation) it grants; never a list that grants nothing (empty, or negations only). */
 export type OperationGrants = Partial<Record<Possession, string[]>>;
 
 export interface OperationSpec {
