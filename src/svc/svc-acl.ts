@@ -30,14 +30,15 @@ import { BIND_TO_API, type BindableInterceptor } from './svc-api';
 export interface SvcAclOptions extends AclOptions {
   /** The verifier, from bearerJwt(config). */
   handler: BearerJwtHandler;
-  /** The permission declaration (object or JSON/YAML file); resources are route paths such as `/api/user-service/get-user`. */
+  /** The permission declaration (object or JSON/YAML file); resources are route paths such as `/api/user-service/get-user`. Give `acl` or `policy`, exactly one. */
   acl?: unknown;
   /**
    * In place of `acl`: decisions from a bundle (`bundleConsumer`) or a remote OPA (`remoteOpa`),
    * whose data was compiled for this API's OpenAPI description (`svcApi.openapi()`), scheme `bearerAuth`.
+   * Give `acl` or `policy`, exactly one.
    */
   policy?: PolicySource;
-  /** `{ "<instance>.<method>": { <argument field>: <claim path> } }`: the fields `own` grants compare with claims. */
+  /** `{ "<instance>.<method>": { <argument field>: <claim path> } }`: the fields `own` grants compare with claims. Default: none. */
   owners?: Record<string, Record<string, string>>;
   /**
    * Keep only the granted attributes of each method's result (`["*", "!pin"]` drops `pin`, in

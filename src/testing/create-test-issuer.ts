@@ -43,19 +43,19 @@ export type TestDuration = number | string;
 
 /** How {@link TestIssuer.sign} makes a token other than a valid one. */
 export interface SignOptions {
-  /** Expired a minute ago (iat eleven minutes ago). */
+  /** Expired a minute ago (iat eleven minutes ago). Default `false`. */
   expired?: boolean;
-  /** Signed by another key of the same algorithm, under the kid of the issuer's key: the signature does not verify. */
+  /** Signed by another key of the same algorithm, under the kid of the issuer's key: the signature does not verify. Default `false`. */
   wrongKey?: boolean;
-  /** aud instead of the configured audience (a wrong audience). */
+  /** aud instead of the configured audience (a wrong audience). Default: the issuer's audience. */
   audience?: string | string[];
-  /** exp this long from now instead of 10 minutes. */
+  /** exp this long from now: seconds, or a jose duration such as `'2h'`. Default 10 minutes (`600` seconds). */
   expiresIn?: TestDuration;
-  /** nbf this long from now (a token not yet valid). */
+  /** nbf this long from now (a token not yet valid): seconds, or a jose duration. Default: no nbf. */
   notBefore?: TestDuration;
-  /** More protected header parameters (typ, ...); alg is always the issuer's. */
+  /** More protected header parameters (typ, ...); alg is always the issuer's. Default: none. */
   header?: Record<string, unknown>;
-  /** Bound to the issuer's DPoP key (cnf.jkt); needs createTestIssuer({ dpop: true }). */
+  /** Bound to the issuer's DPoP key (cnf.jkt); needs createTestIssuer({ dpop: true }). Default `false`. */
   dpop?: boolean;
 }
 

@@ -22,9 +22,9 @@ export interface SuiteRequest {
   method: string;
   /** As the client sends it, under the document's servers prefix, query included: `/api/v1/users/3?x=1`. Printable ASCII. */
   path: string;
-  /** Sent after the token: an `Authorization` header here replaces the principal's. */
+  /** Sent after the token: an `Authorization` header here replaces the principal's. Default: none. */
   headers?: Record<string, string>;
-  /** A string is sent as it is (text/plain); any other value as JSON (application/json). */
+  /** A string is sent as it is (text/plain); any other value as JSON (application/json). Default: no body. */
   body?: unknown;
 }
 
@@ -78,7 +78,7 @@ export interface PermissionSuite {
   acl: string | Record<string, unknown>;
   /** bearerJwtAcl's options for the guard the cases go through. Default: the defaults of each. */
   guard?: SuiteGuardOptions;
-  /** Named callers; `anonymous` (no token) needs no declaration. */
+  /** Named callers; `anonymous` (no token) needs no declaration. Default: only `anonymous`. */
   principals?: Record<string, SuitePrincipal>;
   /** The tests, at least one; each expands into one case per principal. */
   tests: SuiteTest[];

@@ -32,11 +32,11 @@ export interface BearerJwtAclOptions extends AclOptions {
   refRoot?: string;
   /** The verifier, from bearerJwt(config). */
   handler: BearerJwtHandler;
-  /** `{ <schemeName>: declaration }`: one bearer scheme, its permission declaration (object or file). */
+  /** `{ <schemeName>: declaration }`: one bearer scheme, its permission declaration (object or file). Give `acl` or `policy`, exactly one. */
   acl?: Record<string, unknown>;
   /**
    * In place of `acl`: `{ <schemeName>: source }`, decisions from a bundle (`bundleConsumer`) or a
-   * remote OPA (`remoteOpa`) instead of a local declaration.
+   * remote OPA (`remoteOpa`) instead of a local declaration. Give `acl` or `policy`, exactly one.
    */
   policy?: Record<string, PolicySource>;
   /** Requests that match no operation of the document: 404 (the default) or passed on with next(). */
@@ -44,6 +44,7 @@ export interface BearerJwtAclOptions extends AclOptions {
   /**
    * Checks for the document's other security schemes (`{ apiKey: (req) => keys.has(req.headers['x-api-key']) }`):
    * a request that meets an alternative without the bearer scheme is passed on undecided.
+   * Default: none (a request must meet the bearer scheme).
    */
   otherSchemes?: Record<string, SchemeCheck>;
   /**

@@ -76,7 +76,7 @@ export interface OasAclOptions extends AclOptions {
    * or a JSON/YAML file path, compiled at start-up. Default: the schemes' `x-acl-config`.
    */
   acl?: Record<string, unknown>;
-  /** In place of `acl`, per scheme: decisions from a `bundleConsumer(...)` or a `remoteOpa(...)`. */
+  /** In place of `acl`, per scheme: decisions from a `bundleConsumer(...)` or a `remoteOpa(...)`. Default: none. */
   policy?: Record<string, PolicySource>;
 }
 

@@ -28,7 +28,7 @@ export interface CompileAclOptions {
   refRoot?: string;
   /** The security scheme to guard; default: the document's only bearer JWT scheme (http bearer, oauth2 or openIdConnect). */
   scheme?: string;
-  /** Scopes every guarded operation needs, on top of those its security requirements list. */
+  /** Scopes every guarded operation needs, on top of those its security requirements list. Default: none. */
   requiredScopes?: string[];
   /**
    * An ACL that does not declare `anonymous` is a ConfigError when the built-in anonymous grant
