@@ -61,10 +61,12 @@ export function formatExplanation(explanation: Explanation): string {
   return `${lines.join('\n')}\n`;
 }
 
-function callerLine({ caller, secured, decision }: Explanation): string {
+function callerLine({ caller, secured, input }: Explanation): string {
   if (!caller.token) return secured ? 'no token (decided as anonymous)' : 'no token';
   if (!caller.hasRole) return `a token without a role claim at ${caller.roleBinding}${secured ? ' (decided as anonymous)' : ''}`;
-  return decision.role === null ? 'a token with a role claim' : `a token with role ${decision.role}`;
+  // The claim as the token has it: one role, or several (the policy unites what each may do).
+  const roles = Array.isArray(input.role) ? input.role : [input.role];
+  return `a token with role${roles.length === 1 ? '' : 's'} ${roles.map((role) => (typeof role === 'string' ? role : JSON.stringify(role))).join(', ')}`;
 }
 
 const DEFAULT_GRANT = 'read:any on operations without parameters, because the ACL does not declare anonymous; declare anonymous: {} to turn it off';
