@@ -19,7 +19,8 @@ import { attachedChallenges, challengesOf } from '../../token/challenge';
 import { logAuthenticationFailure } from '../../guard/decision-log';
 import { answerError } from '../../guard/error-answers';
 import { reportRefusedCredentials } from '../../guard/refused-credentials';
-import type { SvcgateHttpError } from '../../guard/http-errors';
+import { MethodNotAllowedError, type SvcgateHttpError } from '../../guard/http-errors';
+import { createPathMethods, type PathMethods } from '../../policy/request/path-methods';
 import { credentialsMissing, credentialsRefused, NO_BEARER, NO_CREDENTIALS, policyDenied, policyUnavailable, requestRefused } from '../../guard/refusal-errors';
 import { filterAttributes } from '../../guard/filter-attributes';
 import { completeVerification, isPendingVerification, pendingChallenges, startCompletingVerifications } from '../../token/pending-verification';
@@ -101,6 +102,8 @@ export class BearerJWT {
     private readonly guards: Guard[],
     private readonly options: DecisionOptions,
     private readonly oasFile: Record<string, unknown>,
+    /** The methods the document declares for a path (OpenAPI templates), asked only about a method a route does not declare. */
+    private readonly pathMethods: PathMethods,
   ) {}
 
   /** Called by @oas-tools/core with the dereferenced document (paths in Express form) and the `use` config, an {@link OasAclOptions}. */
@@ -137,7 +140,7 @@ export class BearerJWT {
       throw new ConfigError(FILE, '$.acl', 'no permission declaration is given', 'pass acl: { <bearer scheme>: <declaration or file> } (or policy: { <bearer scheme>: <source> }) to use(), or x-acl-config in the security scheme');
     }
     startCompletingVerifications();
-    return new BearerJWT(guards, decisionOptions({ ...options, roleBinding }), oasFile);
+    return new BearerJWT(guards, decisionOptions({ ...options, roleBinding }), oasFile, createPathMethods(openapi.paths));
   }
 
   /** Registered by @oas-tools/core once per path, like its own middleware: a route per server prefix. */
@@ -166,9 +169,33 @@ export class BearerJWT {
     // for all its methods (app.route), not one per method.
     const methodsByRoute = hostRoutes(this.oasFile, item, path);
     for (const [route, methods] of methodsByRoute) {
-      const layer = app.route(route);
-      for (const method of methods) layer[method]!(decideRequest);
+      // One handler for every method (no more layers than before): the declared ones are decided,
+      // the others answered 405 or passed on (see notDeclared). Express answers HEAD with GET's route.
+      const declared = new Set(methods.map((method) => method.toUpperCase()));
+      if (declared.has('GET')) declared.add('HEAD');
+      const prefixLength = route.length - path.length;
+      app.route(route).all!((req, res, next) => (declared.has(req.method ?? 'GET') ? decideRequest(req, res, next) : this.notDeclared(prefixLength, req, res, next)));
     }
+  }
+
+  /**
+   * A method the route's path does not declare: passed on when another documented path the request
+   * path matches declares it (`DELETE /users/me` meets the route of `/users/{id}` first), and for
+   * OPTIONS (a CORS preflight, or Express's own OPTIONS answer); else 405 with `Allow`, where the
+   * host would answer 404.
+   */
+  private notDeclared(prefixLength: number, req: Request, res: Response, next: Next): void {
+    const method = req.method ?? 'GET';
+    if (method === 'OPTIONS') return next();
+    const pathname = (req as { path?: string }).path ?? '/';
+    let allowed: readonly string[] | undefined;
+    try {
+      allowed = this.pathMethods(pathname.slice(prefixLength) || '/');
+    } catch (error) {
+      return this.refuse(res, requestRefused(error as RequestValidationError), next);
+    }
+    if (allowed === undefined || allowed.includes(method)) return next();
+    this.refuse(res, new MethodNotAllowedError({ allowed, description: `${pathname} answers ${allowed.join(', ')}, not ${method}` }), next);
   }
 
   /** The secured operations a request to `template` with `method` is, one per guard that has it. */
