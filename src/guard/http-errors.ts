@@ -9,6 +9,7 @@ export interface HttpErrorDetails {
   code: string;
   /** What the caller may be told: the reasons only where `exposeReasons` lets them out. */
   description: string;
+  /** Headers the answer carries (`WWW-Authenticate`, `Allow`...); the error keeps its own copy. Default: none. */
   headers?: ErrorHeaders;
   /** The decision, with every reason, when one was made: for the app's logs, never for the caller. */
   decision?: Decision;

@@ -24,10 +24,10 @@ interface DocType {
 export const KIND = { module: 2, interface: 256, property: 1024, typeAlias: 2097152 } as const;
 
 /** Option types that are not named *Options or *Config, but that a user writes: they are checked too. */
-export const OTHER_OPTION_TYPES = ['BundleSigning', 'BundleVerification', 'PermissionSuite'];
+export const OTHER_OPTION_TYPES = ['BundleSigning', 'BundleVerification', 'PermissionSuite', 'RequestParts', 'HttpErrorDetails'];
 
-/** What svcgate makes and an option only carries (compileAcl's output into writeBundle): not walked into. */
-const MADE_BY_SVCGATE = ['DataDocument'];
+/** What svcgate makes and an option only carries (compileAcl's output into writeBundle, a decision into an error): not walked into. */
+const MADE_BY_SVCGATE = ['DataDocument', 'Decision'];
 
 export interface OptionReport {
   /** `module.Type`, for each option type found. */

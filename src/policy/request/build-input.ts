@@ -20,9 +20,11 @@ export interface CookieValues {
 export interface RequestParts {
   /** Percent-decoded path parameter values by template name. */
   pathParams?: Record<string, string>;
+  /** The query's values by name (a URLSearchParams fits), for owned query parameters. Default: none. */
   query?: QueryValues;
   /** Header values keyed in lower case, as Node gives them. */
   headers?: Record<string, string | string[] | undefined>;
+  /** The cookies' values by name (a Map fits), for owned cookie parameters. Default: none. */
   cookies?: CookieValues;
   /** The parsed JSON body, for owned body properties. */
   body?: unknown;
