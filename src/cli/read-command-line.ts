@@ -46,9 +46,13 @@ export function readCommandLine(argv: string[]): { values: Values; positionals: 
   const { values, positionals, tokens } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: false, tokens: true });
   const command = positionals[0] !== undefined && Object.hasOwn(COMMANDS, positionals[0]) ? positionals[0] : undefined;
   const help = command === undefined ? '(svcgate --help)' : `(svcgate ${command} --help)`;
+  const given = new Set<string>();
   for (const token of tokens) {
     if (token.kind !== 'option') continue;
     if (!Object.hasOwn(OPTIONS, token.name)) throw unknownOption(token.rawName, command, help);
+    // The parser keeps the last silently: `diff --acl old.yaml --acl new.yaml` meant --acl-new.
+    if (given.has(token.name)) throw new UsageError(`--${token.name} is given twice; give it once ${help}`, { helped: true });
+    given.add(token.name);
     const { type } = OPTIONS[token.name as keyof typeof OPTIONS];
     if (type === 'boolean' && token.value !== undefined) throw new UsageError(`${token.rawName} takes no value, got ${token.rawName}=${token.value} ${help}`, { helped: true });
     if (type === 'string') {

@@ -43,6 +43,10 @@ describe('options the parser refuses: one clear line each', () => {
     );
   });
 
+  test('an option given twice is refused, not the last one silently kept', async () => {
+    expect(refused(await svcgate('diff', ...API, '--acl', 'new.yaml'))).toBe('svcgate: --acl is given twice; give it once (svcgate diff --help)\n');
+  });
+
   test('an argument a command does not take', async () => {
     expect(refused(await svcgate('audit', ...API, 'extra'))).toBe('svcgate: unexpected argument extra (svcgate --help)\n');
   });
