@@ -75,7 +75,7 @@ export const COMMANDS: Record<string, CommandHelp> = {
   openapi: {
     usage: 'svcgate openapi --svc <module> [--yaml]',
     does:
-      'prints the OpenAPI document that svcAcl compiles for a SvcApi (its bearerAuth scheme, owned fields marked, x-acl-anonymous-default: none), the --openapi to give svcgate bundle for a svcAcl policy source: svcgate openapi --svc ./api.js > api.json && svcgate bundle --openapi api.json --acl permissions.yaml --out bundle.tar.gz. The module (ES module or CommonJS, imported, so it must not listen) exports the SvcApi, or the SvcContainer its routes come from, as api or as its default export, and the owners given to svcAcl, if any, as owners',
+      'prints the OpenAPI document that svcAcl compiles for a SvcApi (its bearerAuth scheme, owned fields marked, x-acl-anonymous-default: none), the --openapi to give svcgate bundle for a svcAcl policy source: svcgate openapi --svc ./api.js > api.json && svcgate bundle --openapi api.json --acl permissions.yaml --out bundle.tar.gz. The module (ES module or CommonJS, imported, so it must not listen) exports the SvcApi, or the SvcContainer its routes come from, as api or as its default export (else its only SvcApi or SvcContainer), and the owners given to svcAcl, if any, as owners',
     options: [
       ['--svc <module>', 'the module file; required'],
       ['--yaml', 'the document as YAML; default JSON'],

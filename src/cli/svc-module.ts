@@ -39,26 +39,44 @@ export async function loadSvcModule(file: string): Promise<SvcModule> {
   }
   // An ES module's names, then those of a CommonJS module.exports (the default export of a CommonJS module seen through import()).
   const scopes = [namespace, ...(isObject(namespace.default) ? [namespace.default] : [])];
-  const candidates = scopes.flatMap((scope) => [scope.api, scope.default]);
-  const found = candidates.map((candidate) => asApi(candidate)).find((api) => api !== undefined);
+  const found = scopes.flatMap((scope) => [scope.api, scope.default]).find((candidate) => kindOf(candidate) !== undefined) ?? onlyExport(scopes, path);
   if (found === undefined) {
     const names = Object.keys(namespace).join(', ') || 'nothing';
     throw new ConfigError(path, '$', `the module exports no SvcApi or SvcContainer as api or as its default export (it exports ${names})`, FIX);
   }
   const owners = scopes.map((scope) => scope.owners).find((value) => value !== undefined) ?? {};
   if (!isPlainObject(owners)) throw new ConfigError(path, '$.owners', 'owners is not an object', 'export owners as svcAcl takes them: { "<instance>.<method>": { <argument field>: <claim path> } }');
-  return { api: found, owners: owners as SvcModule['owners'] };
+  return { api: asApi(found), owners: owners as SvcModule['owners'] };
 }
 
 /**
- * A SvcApi, or one made from a SvcContainer. Recognized by shape too, not only by class: a
- * project's own copy of svcgate, not the CLI's, may have made it.
+ * Under another name (`export const app = new SvcApi()...`): the one SvcApi the module exports,
+ * else its one SvcContainer; several of a kind are a ConfigError, since guessing could describe
+ * another API than the one served.
  */
-function asApi(value: unknown): SvcModule['api'] | undefined {
-  if (!isObject(value)) return undefined;
-  if (value instanceof SvcApi || (typeof value.openapi === 'function' && typeof value.handler === 'function')) return value as unknown as SvcModule['api'];
-  if (typeof value.services === 'function' && typeof value.servicesWithoutRoutes === 'function') return new SvcApi().from(value as unknown as SvcContainer<object>);
+function onlyExport(scopes: Record<string, unknown>[], path: string): unknown {
+  const named = new Map(scopes.flatMap((scope) => Object.entries(scope)));
+  for (const kind of ['api', 'container'] as const) {
+    const matching = [...named].filter(([, value]) => kindOf(value) === kind);
+    if (matching.length === 1) return matching[0]![1];
+    if (matching.length > 1) throw new ConfigError(path, '$', `the module exports several ${kind === 'api' ? 'SvcApis' : 'SvcContainers'} (${matching.map(([name]) => name).join(', ')}) and none as api or as its default export`, FIX);
+  }
   return undefined;
+}
+
+/**
+ * A SvcApi or a SvcContainer, recognized by shape too, not only by class: a project's own copy of
+ * svcgate, not the CLI's, may have made it.
+ */
+function kindOf(value: unknown): 'api' | 'container' | undefined {
+  if (!isObject(value)) return undefined;
+  if (value instanceof SvcApi || (typeof value.openapi === 'function' && typeof value.handler === 'function')) return 'api';
+  if (typeof value.services === 'function' && typeof value.servicesWithoutRoutes === 'function') return 'container';
+  return undefined;
+}
+
+function asApi(value: unknown): SvcModule['api'] {
+  return kindOf(value) === 'api' ? (value as SvcModule['api']) : new SvcApi().from(value as SvcContainer<object>);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

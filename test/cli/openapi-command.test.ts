@@ -42,6 +42,14 @@ export default new SvcContainer().ofLocal(AccountService).andLocal(StatusService
 setInterval(() => {}, 60_000);
 `,
 );
+writeFileSync(
+  join(project, 'app.cjs'),
+  `const { SvcApi, SvcContainer } = require('svcgate/svc');
+${SERVICES}
+const container = new SvcContainer().ofLocal(StatusService);
+module.exports = { container, app: new SvcApi().from(container), port: 3000 };
+`,
+);
 writeFileSync(join(project, 'not-an-api.mjs'), 'export const port = 3000;\nexport default function start() {}\n');
 writeFileSync(join(project, 'throws.cjs'), "throw new Error('DATABASE_URL is not set');\n");
 writeFileSync(
@@ -71,6 +79,12 @@ test('an ES module whose default export is a SvcContainer, as YAML; a module tha
   const document = load(stdout) as { openapi: string; paths: Record<string, unknown> };
   expect(document.openapi).toBe('3.1.0');
   expect(Object.keys(document.paths)).toHaveLength(3);
+});
+
+test('under another name: the one SvcApi the module exports (before its SvcContainer)', async () => {
+  const { code, stdout } = await svcgate('openapi', '--svc', join(project, 'app.cjs'));
+  expect(code).toBe(0);
+  expect(Object.keys(JSON.parse(stdout).paths)).toEqual(['/api/status-service/get-status']);
 });
 
 test('a module without a SvcApi or SvcContainer, a missing module, a module that throws: one formatted line, exit 2', async () => {
