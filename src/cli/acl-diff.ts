@@ -49,7 +49,16 @@ function cell(data: DataDocument, operation: string, role: string, access: Acces
   if (access === 'public') return { access, attributes: ['*'] };
   if (access === '-') return { access, attributes: [] };
   const row = data.operations[operation]?.grants;
-  return { access, attributes: canonicalAttributes((row === undefined ? undefined : cellGrants(data, row, role))?.[access] ?? []) };
+  return { access, attributes: canonical((row === undefined ? undefined : cellGrants(data, row, role))?.[access] ?? []) };
+}
+
+// Cells share their grant set's lists (grant-table.ts), so each list is put in canonical form once.
+const canonicalForms = new WeakMap<readonly string[], string[]>();
+
+function canonical(list: readonly string[]): string[] {
+  let form = canonicalForms.get(list);
+  if (form === undefined) canonicalForms.set(list, (form = canonicalAttributes(list)));
+  return form;
 }
 
 /**

@@ -37,6 +37,11 @@ function compare(a: readonly string[], b: readonly string[], holds: (shownByA: b
   return paths.every((path) => holds(showsPath(globsA, path), showsPath(globsB, path)));
 }
 
+/** False when the lists are too intricate to walk (see MAX_PATHS): then they are compared by spelling. */
+export function walkable(globs: readonly string[]): boolean {
+  return pathsToAsk(globs.map(parseGlob)) !== undefined;
+}
+
 function spelling(globs: readonly string[]): string {
   return JSON.stringify([...new Set(globs)].sort());
 }

@@ -1,4 +1,4 @@
-import { sameAttributes } from './attribute-coverage';
+import { sameAttributes, walkable } from './attribute-coverage';
 
 /**
  * The canonical form of an attribute glob list: the same fields shown (sameAttributes, under the
@@ -12,6 +12,8 @@ import { sameAttributes } from './attribute-coverage';
  */
 export function canonicalAttributes(globs: readonly string[]): string[] {
   let kept = [...new Set(globs)].sort();
+  // A list too intricate to compare by meaning is kept as written, deduplicated and sorted.
+  if (!walkable(globs)) return kept;
   for (const glob of [...kept]) {
     const without = kept.filter((other) => other !== glob);
     if (sameAttributes(without, globs)) kept = without;

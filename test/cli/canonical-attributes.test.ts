@@ -50,5 +50,6 @@ describe('includesAttributes', () => {
     const deep = Array.from({ length: 12 }, (_, depth) => ['a', 'b', 'c'].map((key) => [...Array(depth).fill('*'), key, ...Array(11 - depth).fill('*'), 'x'].join('.'))).flat();
     expect(sameAttributes(deep, [...deep].reverse())).toBe(true);
     expect(sameAttributes(deep, deep.slice(1))).toBe(false);
+    expect(canonicalAttributes([...deep, deep[0]!])).toEqual([...deep].sort());
   });
 });
