@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders, type RequestListener } from 'node:http';
 import { bearerJwt, bearerJwtAcl, MethodNotAllowedError, SvcgateHttpError, type BearerJwtAclOptions, type ErrorAnswers } from '../../src/auth';
+import { svcAcl, SvcApi, SvcContainer } from '../../src/svc';
 import { listen } from '../helpers/listen';
 import { HS256, token } from '../helpers/tokens';
 
@@ -212,5 +213,37 @@ describe.each(EXPRESS)('bearerJwtAcl on %s', (_name, express) => {
     expect(ran).toEqual(['reportsOptions', 'reportsOptions']);
     // It is listed in the Allow of a method the path does not declare.
     expect((await send(url, 'POST', '/api/reports')).headers.allow).toBe('GET, HEAD, OPTIONS');
+  });
+});
+
+// SvcApi is the whole app behind its routes: it answers OPTIONS itself (405 with Allow, as any
+// method its route does not have), so a CORS layer goes in front of it, where it answers preflights.
+describe('SvcApi', () => {
+  class ReportService {
+    getReport() {
+      return { total: 1 };
+    }
+  }
+  const api = () => new SvcApi().interceptAll(svcAcl({ handler: bearerJwt({ ...HS256, audience: false }), acl: { reader: { '/api/report-service/get-report': { 'read:any': ['*'] } } } })).from(new SvcContainer().ofLocal(ReportService));
+
+  test('answers OPTIONS, a preflight too, 405 with Allow; a CORS layer mounted before it answers the preflight', async () => {
+    const alone = await listen(api().app as unknown as RequestListener);
+    const outer = (require('express') as () => ExpressApp)();
+    outer.use(corsLayer);
+    outer.use(api().app);
+    const behindCors = await listen(outer as unknown as RequestListener);
+    try {
+      for (const headers of [{}, PREFLIGHT]) {
+        const answer = await send(alone.url, 'OPTIONS', '/api/report-service/get-report', headers);
+        expect(answer.status).toBe(405);
+        expect(answer.headers.allow).toBe('GET, HEAD');
+      }
+      expect((await send(behindCors.url, 'OPTIONS', '/api/report-service/get-report', PREFLIGHT)).status).toBe(204);
+      const noToken = await send(behindCors.url, 'GET', '/api/report-service/get-report', { Origin: 'https://app.example' });
+      expect(noToken.status).toBe(401);
+      expect(noToken.headers['access-control-allow-origin']).toBe('*');
+    } finally {
+      await Promise.all([alone.close(), behindCors.close()]);
+    }
   });
 });
