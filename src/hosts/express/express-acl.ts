@@ -39,11 +39,18 @@ export interface BearerJwtAclOptions extends AclOptions {
    * remote OPA (`remoteOpa`) instead of a local declaration. Give `acl` or `policy`, exactly one.
    */
   policy?: Record<string, PolicySource>;
-  /** Requests that match no operation of the document: 404 (the default) or passed on with next(). */
+  /**
+   * Requests that match no operation of the document. `'deny'` (the default): 404 for a path
+   * outside the document; 405 with `Allow` for a documented path asked with a method it does not
+   * declare; OPTIONS of a documented path (CORS preflights) passed on with next(), undecided.
+   * `'pass'`: every such request passed on with next().
+   */
   unknownOperations?: 'deny' | 'pass';
   /**
    * Checks for the document's other security schemes (`{ apiKey: (req) => keys.has(req.headers['x-api-key']) }`):
-   * a request that meets an alternative without the bearer scheme is passed on undecided.
+   * a request that meets an alternative without the bearer scheme is passed on undecided by the
+   * ACL, logged with `other_schemes`, with `req.auth.schemes` naming the schemes it met and a
+   * `filter` that keeps nothing (the ACL granted such a caller no attribute).
    * Default: none (a request must meet the bearer scheme).
    */
   otherSchemes?: Record<string, SchemeCheck>;
