@@ -168,7 +168,8 @@ export class SvcApi {
     const app = express();
     app.disable('x-powered-by');
     // Express 4 parses queries with qs ('extended') by default, 5 with 'simple': the same one on
-    // both, so a method gets the same argument whichever Express the app has.
+    // both, so a method gets the same argument whichever Express the app has. (Mounted in an
+    // Express 4 app, the query is the one the outer app parsed: Express 4 parses it once.)
     app.set('query parser', 'simple');
     // A method of this app's responses, as res.json is, rather than a property added to each one.
     (app.response as Response & SvcResponse).body = setBody;

@@ -24,3 +24,27 @@ export function installPackedProject(name: string, packages: string[]): string {
   execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, packed!.filename), ...packages], { cwd: project, stdio: 'pipe' });
   return project;
 }
+
+/** The module settings a user's TypeScript project may have; svcgate's types must resolve under each (node10 through typesVersions). */
+export const MODULE_RESOLUTIONS: [string, Record<string, string>][] = [
+  ['node10', { module: 'commonjs', moduleResolution: 'node10' }],
+  ['node16', { module: 'node16', moduleResolution: 'node16' }],
+  ['nodenext', { module: 'nodenext', moduleResolution: 'nodenext' }],
+  ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
+];
+
+/**
+ * Runs the project's tsc on `files` in strict mode with skipLibCheck false (the packed types are
+ * checked too) and `settings` on top, through `tsconfig.<name>.json`. Returns what tsc reports:
+ * empty when the files type-check.
+ */
+export function typeCheck(project: string, name: string, files: string[], settings: Record<string, unknown>): string {
+  const config = join(project, `tsconfig.${name}.json`);
+  writeFileSync(config, JSON.stringify({ compilerOptions: { target: 'es2022', strict: true, esModuleInterop: true, skipLibCheck: false, noEmit: true, types: ['node'], ...settings }, files }));
+  try {
+    execFileSync(join(project, 'node_modules/.bin/tsc'), ['-p', config], { cwd: project, encoding: 'utf8' });
+    return '';
+  } catch (error) {
+    return (error as { stdout: string }).stdout;
+  }
+}

@@ -1,0 +1,83 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+
+// What `npm pack` puts in the tarball, unpacked as npm would install it: the package.json a user
+// gets (Express a peer), the LICENSE and CHANGELOG, source maps whose sources are in the package,
+// types that import nothing from 'express', and nothing that is not for users (tests, fixtures,
+// compiled files whose source is gone).
+const ROOT = join(__dirname, '../..');
+let work: string;
+let pkg: string;
+let packed: { filename: string; size: number; files: { path: string }[] };
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'svcgate-contents-'));
+  packed = (JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' })) as (typeof packed)[])[0]!;
+  execFileSync('tar', ['-xzf', join(work, packed.filename), '-C', work]);
+  pkg = join(work, 'package');
+}, 120_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const read = (path: string) => readFileSync(join(pkg, path), 'utf8');
+const filesUnder = (folder: string): string[] =>
+  readdirSync(join(pkg, folder), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(pkg, join(entry.parentPath, entry.name)));
+
+test('express (4 or 5) is a peer dependency, not a dependency; @types/express an optional peer', () => {
+  const manifest = JSON.parse(read('package.json')) as Record<string, Record<string, unknown>>;
+  expect(manifest.dependencies).not.toHaveProperty('express');
+  expect(manifest.peerDependencies).toMatchObject({ express: '^4.17.0 || ^5.0.0', '@types/express': '^4.17.0 || ^5.0.0' });
+  expect(manifest.peerDependenciesMeta).toMatchObject({ '@types/express': { optional: true } });
+  expect(manifest.peerDependenciesMeta).not.toHaveProperty('express');
+});
+
+test('the package says where it lives: repository, homepage, bugs; MIT with its LICENSE file', () => {
+  const manifest = JSON.parse(read('package.json')) as Record<string, unknown>;
+  expect(manifest).toMatchObject({ license: 'MIT', repository: { type: 'git', url: expect.stringMatching(/^git\+https:\/\//) }, homepage: expect.stringMatching(/^https:\/\//), bugs: { url: expect.stringMatching(/^https:\/\//) } });
+  expect(read('LICENSE')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 svcgate/);
+  expect(read('LICENSE')).toContain('THE SOFTWARE IS PROVIDED "AS IS"');
+});
+
+test('a CHANGELOG in Keep a Changelog form, with the entry of the packed version', () => {
+  const { version } = JSON.parse(read('package.json')) as { version: string };
+  const changelog = read('CHANGELOG.md');
+  expect(changelog).toMatch(/^# Changelog\n/);
+  expect(changelog).toContain('[Keep a Changelog]');
+  expect(changelog).toMatch(new RegExp(`^## \\[${version.replace(/\./g, '\\.')}\\] - \\d{4}-\\d{2}-\\d{2}$`, 'm'));
+});
+
+test('every compiled module has a source map and a declaration map whose sources are in the package', () => {
+  const compiled = filesUnder('dist/cjs').filter((path) => path.endsWith('.js'));
+  expect(compiled.length).toBeGreaterThan(50);
+  for (const js of compiled) {
+    expect(read(js)).toMatch(/\n\/\/# sourceMappingURL=[\w.-]+\.js\.map\s*$/);
+    for (const map of [`${js}.map`, js.replace(/\.js$/, '.d.ts.map')]) {
+      const { sources } = JSON.parse(read(map)) as { sources: string[] };
+      expect(sources).toHaveLength(1);
+      const source = join(dirname(map), sources[0]!);
+      expect([map, existsSync(join(pkg, source))]).toEqual([map, true]);
+      expect(relative(pkg, join(pkg, source))).toBe(js.replace(/^dist\/cjs\//, 'src/').replace(/\.js$/, '.ts'));
+    }
+  }
+});
+
+test('no published declaration imports express (a project without @types/express type-checks)', () => {
+  const declarations = filesUnder('dist/cjs').filter((path) => path.endsWith('.d.ts'));
+  const importing = declarations.filter((path) => /from ['"]express['"]|import\(['"]express['"]\)|express-serve-static-core/.test(read(path)));
+  expect(importing).toEqual([]);
+});
+
+test('only what users need: no tests or fixtures, no compiled file without its source, and a bounded size', () => {
+  const paths = packed.files.map((file) => file.path);
+  expect(paths.filter((path) => !/^(dist\/|src\/|policies\/authz\.rego$|README\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(path))).toEqual([]);
+  expect(paths.filter((path) => /(^|\/)(test|tests|__tests__|fixtures)\/|\.test\.[cm]?[jt]s$/.test(path))).toEqual([]);
+  const orphans = filesUnder('dist/cjs').filter((path) => !existsSync(join(pkg, path.replace(/^dist\/cjs\//, 'src/').replace(/\.(js|js\.map|d\.ts|d\.ts\.map)$/, '.ts'))));
+  expect(orphans).toEqual([]);
+  expect(paths).toEqual(expect.arrayContaining(['dist/policy.wasm', 'dist/esm/index.mjs', 'policies/authz.rego']));
+  // 0.1.0 with maps and sources packs to about 0.6 MB; twice that means something was added by mistake.
+  expect(packed.size).toBeLessThan(1_200_000);
+});
