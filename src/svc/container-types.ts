@@ -26,12 +26,10 @@ export type UnnamedInstanceOf<C extends ServiceClass> = [DeclaredInstanceName<C>
 export type DependenciesOf<C> = C extends new (services: infer P) => object ? (0 extends 1 & P ? {} : unknown extends P ? {} : NonNullable<P>) : {};
 
 /** The dependencies of every class of `{ <instance name>: Class }`, as one object type. */
-export type DependenciesOfMap<M extends Record<string, ServiceClass>> = IntersectionOf<{ [K in keyof M]: DependenciesOf<M[K]> }[keyof M]>;
-
-type IntersectionOf<U> = (U extends unknown ? (each: U) => void : never) extends (all: infer I) => void ? I : never;
+export type DependenciesOfMap<M extends Record<string, ServiceClass>> = { [K in keyof M]: (each: DependenciesOf<M[K]>) => void }[keyof M] extends (all: infer I) => void ? I : never;
 
 /** `A & B` shown as one object type in hovers and messages. */
-export type Flat<T> = { [K in keyof T]: T[K] } & {};
+export type Simplify<T> = { [K in keyof T]: T[K] } & {};
 
 /**
  * What every name of `services()` reads as when some classes declare no name: each member any
@@ -46,10 +44,6 @@ export type MergedInstances<U> = { [K in U extends unknown ? keyof U : never]: U
 /** The type of `services()`: the named instances, and an index of the merged shape when some classes declare no name. */
 export type ContainerServices<S, U> = [U] extends [never] ? S : S & { readonly [instanceName: string]: MergedInstances<U> };
 
-type LiteralKeys<T> = keyof T extends infer K ? (K extends string ? (string extends K ? never : K) : never) : never;
-
-type SomeFits<U, T> = [U extends unknown ? (U extends T ? U : never) : never] extends [never] ? false : true;
-
 /**
  * The names of the services some constructor needs that the container does not give it: a name
  * the container holds with an instance of another type; a required name it lacks (when every
@@ -57,8 +51,16 @@ type SomeFits<U, T> = [U extends unknown ? (U extends T ? U : never) : never] ex
  * name itself cannot be checked, only that a class of that type is registered).
  */
 export type UnmetDependencies<S, U, R> = {
-  [K in LiteralKeys<R>]: K extends keyof S ? (S[K] extends R[K] ? never : K) : undefined extends R[K] ? never : SomeFits<U, R[K]> extends true ? never : K;
-}[LiteralKeys<R>];
+  [K in keyof R]-?: K extends string
+    ? string extends K
+      ? never // an index signature names no service
+      : K extends keyof S
+        ? S[K] extends R[K] ? never : K
+        : undefined extends R[K]
+          ? never
+          : [U extends unknown ? (U extends R[K] ? U : never) : never] extends [never] ? K : never
+    : never;
+}[keyof R];
 
 /** `unknown` when every dependency is met; else a property naming the unmet ones, which the container lacks, so the compiler shows them. */
 export type DependencyCheck<S, U, R> = [UnmetDependencies<S, U, R>] extends [never] ? unknown : { readonly 'services a constructor needs that the container lacks or holds with another type': UnmetDependencies<S, U, R> };

@@ -1,4 +1,5 @@
 export { SvcContainer, type InstancesOf, type RegisterOptions, type ServiceClass } from './svc-container';
+export type { ContainerServices, DeclaredInstanceName, DependenciesOf, DependenciesOfMap, DependencyCheck, MergedInstances, NamedInstanceOf, Simplify, UnmetDependencies, UnnamedInstanceOf } from './container-types';
 export { SvcApi, type SvcApiOptions } from './svc-api';
 export { ArgumentError } from './errors';
 export { ConfigError } from '../policy/compile/config-error';

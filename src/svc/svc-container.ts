@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseWith } from '../policy/compile/parse-with';
 import type { SchemaMatches } from '../policy/compile/schema-matches';
 import { checkInstanceName } from './class-statics';
-import type { ContainerServices, DependenciesOf, DependenciesOfMap, DependencyCheck, Flat, InstancesOf, NamedInstanceOf, ServiceClass, UnnamedInstanceOf } from './container-types';
+import type { ContainerServices, DependenciesOf, DependenciesOfMap, DependencyCheck, Simplify, InstancesOf, NamedInstanceOf, ServiceClass, UnnamedInstanceOf } from './container-types';
 import { isPlainObject } from './interceptors';
 import { camelCase } from './words';
 
@@ -44,15 +44,15 @@ export class SvcContainer<S extends object = {}, U extends object = never, R = u
    * `ofLocal(AuditService, { routes: false })` registers a service for injection only: its
    * methods are no routes.
    */
-  ofLocal<M extends Record<string, ServiceClass>>(services: M, options?: RegisterOptions): SvcContainer<Flat<S & InstancesOf<M>>, U, R & DependenciesOfMap<M>>;
-  ofLocal<C extends ServiceClass>(service: C, options?: RegisterOptions): SvcContainer<Flat<S & NamedInstanceOf<C>>, U | UnnamedInstanceOf<C>, R & DependenciesOf<C>>;
+  ofLocal<M extends Record<string, ServiceClass>>(services: M, options?: RegisterOptions): SvcContainer<Simplify<S & InstancesOf<M>>, U, R & DependenciesOfMap<M>>;
+  ofLocal<C extends ServiceClass>(service: C, options?: RegisterOptions): SvcContainer<Simplify<S & NamedInstanceOf<C>>, U | UnnamedInstanceOf<C>, R & DependenciesOf<C>>;
   ofLocal(service: unknown, options?: RegisterOptions): unknown {
     return this.addEach(service, options, 'ofLocal');
   }
 
   /** The same as ofLocal, to read well in a chain. */
-  andLocal<M extends Record<string, ServiceClass>>(services: M, options?: RegisterOptions): SvcContainer<Flat<S & InstancesOf<M>>, U, R & DependenciesOfMap<M>>;
-  andLocal<C extends ServiceClass>(service: C, options?: RegisterOptions): SvcContainer<Flat<S & NamedInstanceOf<C>>, U | UnnamedInstanceOf<C>, R & DependenciesOf<C>>;
+  andLocal<M extends Record<string, ServiceClass>>(services: M, options?: RegisterOptions): SvcContainer<Simplify<S & InstancesOf<M>>, U, R & DependenciesOfMap<M>>;
+  andLocal<C extends ServiceClass>(service: C, options?: RegisterOptions): SvcContainer<Simplify<S & NamedInstanceOf<C>>, U | UnnamedInstanceOf<C>, R & DependenciesOf<C>>;
   andLocal(service: unknown, options?: RegisterOptions): unknown {
     return this.addEach(service, options, 'andLocal');
   }
