@@ -66,7 +66,7 @@ export interface AclOptions {
    */
   exposeReasons?: boolean;
   /**
-   * How refusals (400, 401, 403, 404, 503) are answered: `'json'` (the default)
+   * How refusals (400, 401, 403, 404, 405, 503) are answered: `'json'` (the default)
    * `{ error, message, code }`; `'problem'`, RFC 9457 `application/problem+json`; `'next'`, the
    * headers set on the response and the error (a SvcgateHttpError) passed to `next()` for the
    * app's error handler. Statuses and headers are the same in every mode.

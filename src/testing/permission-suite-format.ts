@@ -10,7 +10,7 @@ import type { SchemaMatches } from '../policy/compile/schema-matches';
 import type { ExpectedOutcome, PermissionSuite, SuiteGuardOptions, SuitePrincipal, SuiteRequest, SuiteStatus, SuiteTest } from './permission-suite-types';
 import { jsonOver, MAX_BODY_BYTES, MAX_CLAIMS_BYTES, MAX_REQUEST_HEAD_BYTES, MAX_SUITE_CASES, requestHeadOver } from './suite-limits';
 
-const SUITE_STATUSES = [200, 400, 401, 403, 404] as const satisfies readonly SuiteStatus[];
+const SUITE_STATUSES = [200, 400, 401, 403, 404, 405] as const satisfies readonly SuiteStatus[];
 
 /** The principal every suite has without declaring it: a caller that sends no token. */
 const ANONYMOUS = 'anonymous';

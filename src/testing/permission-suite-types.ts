@@ -4,7 +4,7 @@
  */
 
 /** The statuses a case can expect: allowed (the route answered), refused unread, no or a refused token, denied, no such operation. */
-export type SuiteStatus = 200 | 400 | 401 | 403 | 404;
+export type SuiteStatus = 200 | 400 | 401 | 403 | 404 | 405;
 
 /** What must happen to a case's request; every field given must hold, at least one is given. */
 export interface ExpectedOutcome {

@@ -92,17 +92,19 @@ describe('runPermissionSuite', () => {
     expect(result.cases[1]!.actual.reasons).toEqual([expect.stringMatching(/accountId/)]);
   });
 
-  test('a 404 and a 400 answered before any decision carry the answer as the reason', async () => {
+  test('a 404, a 405 and a 400 answered before any decision carry the answer as the reason', async () => {
     const result = await runPermissionSuite(
       suite([
         { name: 'without the servers prefix', principal: 'admin', request: { method: 'GET', path: '/users/1' }, expect: { status: 404 } },
+        { name: 'a method the path does not declare', principal: 'admin', request: { method: 'PATCH', path: '/api/v1/users' }, expect: { status: 405 } },
         { name: 'twice', principal: 'user135', request: { method: 'GET', path: '/api/v1/transfers?accountId=acc-1&accountId=acc-1' }, expect: { status: 400 } },
       ]),
       { baseDir: EXAMPLE },
     );
     expect(result.ok).toBe(true);
     expect(result.cases[0]!.actual.reasons).toEqual(['no operation of the API matches GET /users/1']);
-    expect(result.cases[1]!.actual.reasons).toEqual([expect.stringMatching(/accountId/)]);
+    expect(result.cases[1]!.actual.reasons).toEqual(['/api/v1/users answers GET, HEAD, POST, not PATCH']);
+    expect(result.cases[2]!.actual.reasons).toEqual([expect.stringMatching(/accountId/)]);
   });
 });
 
@@ -113,7 +115,7 @@ describe('a bad suite is a ConfigError naming the file, the place in it and the 
 
   test.each<[string, unknown, string, RegExp, RegExp]>([
     ['an unknown principal', { tests: [{ ...ok, principal: 'bob' }] }, '$.tests[0].principal', /no principal is named "bob"/, /declare it under principals/],
-    ['a status the guard never answers', { tests: [{ ...ok, expect: { status: 302 } }] }, '$.tests[0].expect.status', /status must be one of 200, 400, 401, 403, 404/, /expect: \{ status: 403 \}/],
+    ['a status the guard never answers', { tests: [{ ...ok, expect: { status: 302 } }] }, '$.tests[0].expect.status', /status must be one of 200, 400, 401, 403, 404, 405/, /expect: \{ status: 403 \}/],
     ['allow and status that contradict', { tests: [{ ...ok, expect: { allow: true, status: 403 } }] }, '$.tests[0].expect', /allow: true is status 200/, /expect:/],
     ['attributes on a deny', { tests: [{ ...ok, expect: { status: 403, attributes: ['*'] } }] }, '$.tests[0].expect', /granted no attributes/, /expect:/],
     ['nothing expected', { tests: [{ ...ok, expect: {} }] }, '$.tests[0].expect', /needs allow, status or attributes/, /expect:/],
