@@ -57,6 +57,7 @@ export interface AclOptions {
    * The ACL's start-up warnings are ConfigErrors instead: a grant of an action no operation of its
    * path serves (SVCGATE_UNUSED_GRANT) and, on BearerJWT and bearerJwtAcl, the built-in anonymous
    * grant where it would open operations (SVCGATE_ANONYMOUS_DEFAULT; svcAcl has no such grant).
+   * Default `false` (warnings).
    */
   strict?: boolean;
   /**

@@ -57,7 +57,7 @@ export interface BearerJwtAclOptions extends AclOptions {
   /**
    * Scopes every guarded operation needs, on top of those its security requirements list (as
    * express-oauth2-jwt-bearer's requiredScopes): a token without them is answered 403 with an
-   * insufficient_scope challenge.
+   * insufficient_scope challenge. Default: none.
    */
   requiredScopes?: string[];
 }

@@ -18,15 +18,15 @@ export interface CookieValues {
 
 /** The parts of a request that parameters are read from, as an adapter has them. */
 export interface RequestParts {
-  /** Percent-decoded path parameter values by template name. */
+  /** Percent-decoded path parameter values by template name. Default: none. */
   pathParams?: Record<string, string>;
   /** The query's values by name (a URLSearchParams fits), for owned query parameters. Default: none. */
   query?: QueryValues;
-  /** Header values keyed in lower case, as Node gives them. */
+  /** Header values keyed in lower case, as Node gives them. Default: none. */
   headers?: Record<string, string | string[] | undefined>;
   /** The cookies' values by name (a Map fits), for owned cookie parameters. Default: none. */
   cookies?: CookieValues;
-  /** The parsed JSON body, for owned body properties. */
+  /** The parsed JSON body, for owned body properties. Default: none. */
   body?: unknown;
 }
 
