@@ -64,7 +64,8 @@ export async function readSecurity(plan: SecurityPlan, checks: Record<string, Sc
     return result;
   };
   const all = async (requirement: SecurityRequirement) => (await Promise.all(Object.keys(requirement).map(met))).every(Boolean);
-  for (const requirement of plan.alternatives) if (await all(requirement)) return { alternative: Object.keys(requirement) };
+  // Frozen: req.auth.schemes and the decision-log event share it.
+  for (const requirement of plan.alternatives) if (await all(requirement)) return { alternative: Object.freeze(Object.keys(requirement)) };
   for (const requirement of plan.withBearer) if (await all(requirement)) return 'bearer';
   return 'anonymous';
 }
