@@ -32,10 +32,30 @@ export function grantCause(side: AclVersion, operation: string, role: string, ac
 
 /** The attribute list `role` declares for `grant` on `resource`, as written; undefined when it declares none. */
 export function declaredGrant(declaration: unknown, role: string, resource: string, grant: string): unknown {
-  const body = isPlainObject(declaration) && Object.hasOwn(declaration, role) ? declaration[role] : undefined;
-  if (!isPlainObject(body)) return undefined;
-  const key = Object.keys(body).find((candidate) => !candidate.startsWith('$') && resourceKey(candidate) === resource);
-  const grants = key === undefined ? undefined : body[key];
-  return isPlainObject(grants) && Object.hasOwn(grants, grant) ? grants[grant] : undefined;
+  const grants = resourcesOf(declaration, role).get(resource);
+  return grants !== undefined && Object.hasOwn(grants, grant) ? grants[grant] : undefined;
+}
+
+// Role -> resource -> its grants, read once per declaration: a diff asks about every role of each
+// changed cell's $extend chain, and a resource key (`users/:id`) is parsed to compare it.
+const indexes = new WeakMap<object, Map<string, Map<string, Record<string, unknown>>>>();
+
+function resourcesOf(declaration: unknown, role: string): Map<string, Record<string, unknown>> {
+  if (!isPlainObject(declaration)) return new Map();
+  let index = indexes.get(declaration);
+  if (index === undefined) indexes.set(declaration, (index = new Map()));
+  let resources = index.get(role);
+  if (resources === undefined) {
+    resources = new Map();
+    const body = Object.hasOwn(declaration, role) ? declaration[role] : undefined;
+    if (isPlainObject(body)) {
+      for (const [key, grants] of Object.entries(body)) {
+        // The first key of a resource, as before, when two spell one resource.
+        if (!key.startsWith('$') && isPlainObject(grants) && !resources.has(resourceKey(key))) resources.set(resourceKey(key), grants);
+      }
+    }
+    index.set(role, resources);
+  }
+  return resources;
 }
 

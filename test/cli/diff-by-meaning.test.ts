@@ -90,6 +90,15 @@ describe('the cause is the declared grant that changed, through $extend too', ()
     expect(removed.stdout).toContain('narrowed manager on GET /users: any ["*"] -> -; old ACL: user /users read:any ["*"] via $extend of user\n');
   });
 
+  test('a long chain that changed at every step: the nearest three named, the rest counted, the chain shortened', async () => {
+    const roles = (attributes: string[]) => Object.fromEntries(Array.from({ length: 8 }, (_, index) => [`r${index}`, { ...(index > 0 ? { $extend: [`r${index - 1}`] } : {}), ...readUsers(attributes) }]));
+    const { stdout } = await diff(roles(['*']), roles(['*', '!password']));
+    const line = stdout.split('\n').find((text) => text.includes(' r7 on '))!;
+    expect(line).toBe(
+      'narrowed r7 on GET /users: any ["*"] -> any ["!password","*"]; new ACL: r7 /users read:any ["*","!password"]; new ACL: r6 /users read:any ["*","!password"] via $extend of r6; new ACL: r5 /users read:any ["*","!password"] via $extend of r5 (r7 > r6 > r5); and 5 more changes along the $extend chain',
+    );
+  });
+
   test('a role that no longer extends another: the $extend list is named', async () => {
     const old = { user: readUsers(['*']), admin: { $extend: ['user'] } };
     const next = { user: readUsers(['*']), admin: {} };
