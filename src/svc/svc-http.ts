@@ -16,9 +16,9 @@ export interface SvcRequest extends IncomingMessage, Express.Request {
   /** SvcApi's routes have no path parameters; an app it is mounted in may have some. */
   params: Record<string, string | string[]>;
   /** The parsed query string (SvcApi's app parses it with Express's 'simple' parser on 4 and 5). */
-  query: Record<string, unknown>;
-  /** The parsed JSON body, for POST, PUT and PATCH routes. */
-  body?: unknown;
+  query: SvcQuery;
+  /** The parsed JSON body, for POST, PUT and PATCH routes; `any` as in Express's types. */
+  body?: any;
   path: string;
   baseUrl: string;
   originalUrl: string;
@@ -30,6 +30,14 @@ export interface SvcRequest extends IncomingMessage, Express.Request {
   /** A request header, by case-insensitive name. */
   get(name: string): string | undefined;
   header(name: string): string | undefined;
+}
+
+/**
+ * A parsed query string, as Express's types describe it (qs's `ParsedQs`): strings and lists, and
+ * nested objects when an outer Express 4 app parsed it with qs.
+ */
+export interface SvcQuery {
+  [key: string]: undefined | string | SvcQuery | (string | SvcQuery)[];
 }
 
 /** The response of Express as an interceptor uses it. With @types/express, type it as Express's `Response` for the rest of its API. */
