@@ -16,7 +16,8 @@ import { aclOptionsShape, decisionOptions, policySourceSchema, type AclOptions, 
 import type { ShapeMatches } from '../../policy/compile/schema-matches';
 import { authorize } from '../../guard/authorize';
 import { attachedChallenges, challengesOf } from '../../token/challenge';
-import { logAuthenticationFailure } from '../../guard/decision-log';
+import { logAuthenticationFailure, logOtherScheme } from '../../guard/decision-log';
+import { ALLOWED_BY_OTHER_SCHEME } from '../../guard/other-scheme';
 import { answerError } from '../../guard/error-answers';
 import { reportRefusedCredentials } from '../../guard/refused-credentials';
 import { MethodNotAllowedError, type SvcgateHttpError } from '../../guard/http-errors';
@@ -47,13 +48,24 @@ export interface OasAcl {
   possession: Decision['possession'];
   decision: Decision;
   filter: <T>(data: T) => T;
+  /**
+   * The schemes that let the request in: the bearer scheme when its payload decided, the
+   * alternative's schemes when another one did (then the ACL was not asked: no attributes, and
+   * `filter` keeps nothing), empty for anonymous callers.
+   */
+  schemes: readonly string[];
 }
 
 interface Guard {
   scheme: string;
+  /** `[scheme]`, frozen: the `schemes` of a request its payload decided. */
+  schemes: readonly string[];
   operations: Record<string, OperationFacts>;
   evaluator: DecisionSource;
 }
+
+/** The `schemes` of a request that met none: shared, as it never changes. */
+const NO_SCHEMES: readonly string[] = Object.freeze([]);
 
 /** One guard's operation for a route and method. */
 interface Check {
@@ -126,10 +138,10 @@ export class BearerJWT {
       roleBinding ??= inDocument.roleBinding;
       if (source !== undefined) {
         const { operations } = compileOperations({ openapi, scheme });
-        guards.push({ scheme, operations, evaluator: source.connect({ scheme, operations, file: FILE }) });
+        guards.push({ scheme, schemes: Object.freeze([scheme]), operations, evaluator: source.connect({ scheme, operations, file: FILE }) });
       } else {
         const data = compileAcl({ openapi, acl: declaration, aclSource, scheme, strict: options.strict });
-        guards.push({ scheme, operations: data.operations, evaluator: await Evaluator.create(data, { decisionCacheSize: options.decisionCacheSize }) });
+        guards.push({ scheme, schemes: Object.freeze([scheme]), operations: data.operations, evaluator: await Evaluator.create(data, { decisionCacheSize: options.decisionCacheSize }) });
       }
     }
     for (const option of ['acl', 'policy'] as const) {
@@ -226,7 +238,12 @@ export class BearerJWT {
       if (checks.length > 0) readTarget(req.originalUrl ?? req.url ?? '/');
       const oas = res.locals.oas;
       for (const { guard, key, operation, alternatives } of checks) {
-        if (metAlternative(oas?.security, alternatives)) continue;
+        const met = metAlternative(oas?.security, alternatives);
+        if (met.length > 0) {
+          logOtherScheme(this.options.decisionLog, guard.evaluator, key, ALLOWED_BY_OTHER_SCHEME, met);
+          (res.locals.oas ??= {}).acl = toLocals(ALLOWED_BY_OTHER_SCHEME, met);
+          continue;
+        }
         const payload = verifiedPayload(oas?.security, guard.scheme);
         if (payload === null) return this.refuse(res, policyDenied(denied('the security handler gave no payload object'), exposeReasons), next);
         const confirm = (input: PolicyInput) => sameValues(operation, input, (param) => ownProperty(param.in === 'body' ? oas?.body : oas?.params, param.name), '@oas-tools/core');
@@ -241,7 +258,7 @@ export class BearerJWT {
           logAuthenticationFailure(this.options.decisionLog, guard.evaluator, key, NO_BEARER);
           return this.refuse(res, credentialsMissing(NO_BEARER, challenges, NO_CREDENTIALS, decision), next);
         }
-        (res.locals.oas ??= {}).acl = toLocals(decision);
+        (res.locals.oas ??= {}).acl = toLocals(decision, payload === undefined ? NO_SCHEMES : guard.schemes);
       }
       next();
     } catch (error) {
@@ -356,9 +373,10 @@ function findKey(operations: Record<string, OperationFacts>, method: string, tem
  * recorded there that belongs only to alternatives without the bearer scheme shows that such an
  * alternative was met.
  */
-function metAlternative(security: Record<string, unknown> | undefined, alternatives: ReadonlySet<string>): boolean {
-  if (security === undefined || alternatives.size === 0) return false;
-  return Object.keys(security).some((scheme) => alternatives.has(scheme) && Boolean(security[scheme]));
+function metAlternative(security: Record<string, unknown> | undefined, alternatives: ReadonlySet<string>): readonly string[] {
+  if (security === undefined || alternatives.size === 0) return NO_SCHEMES;
+  // Frozen: res.locals.oas.acl.schemes and the decision-log event share it.
+  return Object.freeze(Object.keys(security).filter((scheme) => alternatives.has(scheme) && Boolean(security[scheme])));
 }
 
 /** undefined: no verified payload (anonymous); null: something that is not a payload (deny). */
@@ -368,8 +386,8 @@ function verifiedPayload(security: Record<string, unknown> | undefined, scheme: 
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as VerifiedPayload) : null;
 }
 
-function toLocals(decision: Decision): OasAcl {
-  return { attributes: decision.attributes, role: decision.role, possession: decision.possession, decision, filter: (data) => filterAttributes(data, decision.attributes) };
+function toLocals(decision: Decision, schemes: readonly string[]): OasAcl {
+  return { attributes: decision.attributes, role: decision.role, possession: decision.possession, decision, filter: (data) => filterAttributes(data, decision.attributes), schemes };
 }
 
 const documentConfigSchema = z.object({ acl: z.record(z.string(), z.unknown()).optional(), roleBinding: claimPathSchema('roleBinding').optional() }).strict();
