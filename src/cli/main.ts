@@ -7,7 +7,7 @@ import { compileApi } from '../policy/compile/compile-acl';
 import { loadDocument } from '../policy/compile/load-document';
 import { ConfigError } from '../policy/compile/config-error';
 import { policyWasmPath } from '../policy/evaluate/policy-wasm-path';
-import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../fleet/bundle/bundle-signature';
+import { signFiles, SIGNING_ALGORITHMS, type BundleSigning, type SigningAlgorithm } from '../fleet/bundle/bundle-signature';
 import { writeBundle } from '../fleet/bundle/bundle-writer';
 import { svcAclOpenApi } from '../svc/svc-acl';
 import { aclDiff, formatDiff } from './acl-diff';
@@ -183,6 +183,7 @@ async function permissionTest(values: Values, rest: string[]): Promise<number> {
 async function bundle(values: Values, rest: string[]): Promise<number> {
   if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
   if (values.out === undefined) throw new UsageError('--out <file.tar.gz> is required');
+  const signed = await signing(values);
   const data = compile(values);
   const wasmFile = policyWasmPath();
   const bytes = await writeBundle({
@@ -191,14 +192,14 @@ async function bundle(values: Values, rest: string[]): Promise<number> {
     // The package ships its Rego beside dist/: OPA evaluates it, svcgate the Wasm built from it.
     rego: { 'svcgate/authz/policy.rego': readInputFile(join(dirname(wasmFile), '../policies/authz.rego'), "package's Rego policy", MAX_POLICY_BYTES).toString('utf8') },
     revision: values.revision,
-    signing: signing(values),
+    signing: signed,
   });
   writeOutputFile(values.out, 'bundle', bytes);
   process.stdout.write(`wrote ${values.out}: revision ${values.revision ?? data.revision}, ${Object.keys(data.operations).length} operations, ${bytes.length} bytes${values['signing-key'] ? `, signed ${values['signing-alg'] ?? 'RS256'}` : ''}\n`);
   return 0;
 }
 
-function signing(values: Values) {
+async function signing(values: Values): Promise<BundleSigning | undefined> {
   const keyFile = values['signing-key'];
   if (keyFile === undefined) {
     if (values['signing-alg'] ?? values['signing-key-id'] ?? values['signing-scope']) throw new UsageError('--signing-alg, --signing-key-id and --signing-scope need --signing-key <file>');
@@ -209,7 +210,16 @@ function signing(values: Values) {
   // The file's bytes as they are: an HMAC secret with a trailing newline is another secret.
   const bytes = readInputFile(keyFile, 'signing key', MAX_KEY_BYTES);
   const key = algorithm.startsWith('HS') ? bytes : bytes.toString('utf8');
-  return { key, algorithm, keyId: values['signing-key-id'], scope: values['signing-scope'] };
+  const settings = { key, algorithm, keyId: values['signing-key-id'], scope: values['signing-scope'] };
+  // Signed once, with nothing, before anything is compiled: a key that cannot sign is named with
+  // its file, where the writer would say only what OpenSSL says ("DECODER routines::unsupported").
+  try {
+    await signFiles(new Map(), settings);
+  } catch (error) {
+    const fix = algorithm.startsWith('HS') ? 'give a secret of at least 32 bytes (the file is read byte for byte)' : `give the PEM private key ${algorithm} signs with (RS and PS: RSA; ES256, ES384, ES512: EC P-256, P-384, P-521)`;
+    throw new ConfigError(resolve(keyFile), '$', `cannot sign ${algorithm} with the signing key: ${(error as Error).message}`, fix);
+  }
+  return settings;
 }
 
 /** `svcgate openapi --svc <module>`: the document svcAcl compiles for the module's API, for `svcgate bundle --openapi`. */

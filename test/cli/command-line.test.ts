@@ -69,6 +69,19 @@ describe('a file an option names that cannot be read or written: the formatted f
     expect(refused(await svcgate(...args))).toBe(`svcgate: ${message}\n`);
   });
 
+  test('a signing key that cannot sign: the file named, with what it should hold', async () => {
+    const garbage = join(dir, 'garbage.pem');
+    writeFileSync(garbage, 'not a key');
+    expect(refused(await svcgate('bundle', ...API, '--signing-key', garbage, '--out', join(dir, 'b.tar.gz')))).toMatch(
+      new RegExp(`^svcgate: ${garbage.replace(/[.]/g, '\\.')} at \\$: cannot sign RS256 with the signing key: .+\\. Fix: give the PEM private key RS256 signs with \\(RS and PS: RSA; ES256, ES384, ES512: EC P-256, P-384, P-521\\)\n$`),
+    );
+    const short = join(dir, 'short.key');
+    writeFileSync(short, 'too short');
+    expect(refused(await svcgate('bundle', ...API, '--signing-key', short, '--signing-alg', 'HS256', '--out', join(dir, 'b.tar.gz')))).toBe(
+      `svcgate: ${short} at $: cannot sign HS256 with the signing key: the secret is shorter than 32 bytes. Fix: give a secret of at least 32 bytes (the file is read byte for byte)\n`,
+    );
+  });
+
   test('build --out and test --junit under a file, where no folder can be made', async () => {
     const file = join(dir, 'a-file');
     writeFileSync(file, 'x');
