@@ -1,6 +1,6 @@
 /**
- * The svcgate warnings a command prints (SVCGATE_ANONYMOUS_DEFAULT, SVCGATE_UNUSED_GRANT, a weak
- * HMAC secret, any other SVCGATE_ code), counted so that `--strict` turns them into exit code 1
+ * The svcgate warnings a command prints (SVCGATE_ANONYMOUS_DEFAULT, SVCGATE_UNUSED_GRANT, any
+ * other SVCGATE_ code), counted so that `--strict` turns them into exit code 1
  * for CI. They are still printed as Node prints warnings, and the command still does its work:
  * only the exit code changes. Node's own warnings (an experimental feature) do not count.
  */
