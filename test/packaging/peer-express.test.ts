@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { installPackedProject, MODULE_RESOLUTIONS, typeCheck, versionOf } from '../helpers/packed-project';
 
 // Express is a peer dependency of svcgate and @types/express an optional one. An @oas-tools/core
 // project (Express 4) with the packed tarball installed, as a user sets one up:
-// - it has one Express, its own, and SvcApi builds its app with it;
+// - it has one Express, its own: SvcApi builds its app with it, and `svcgate test` runs on it;
 // - without @types/express, a strict project (skipLibCheck: false) that uses svcgate's parts that
 //   need no Express type-checks, under every module resolution;
 // - with @types/express, svcgate's middleware, api.app and Express-typed interceptors type-check;
@@ -61,6 +61,13 @@ test("SvcApi builds its app with the project's Express 4 and serves on it", () =
     wrongMethod: [405, 'POST'],
     mounted: [200, { argument: { orderId: 'o2' } }],
   });
+});
+
+test("svcgate test runs a permission suite on the project's Express 4", () => {
+  mkdirSync(join(project, 'users-api'));
+  for (const file of ['openapi.yaml', 'permissions.yaml', 'permissions.test.yaml']) cpSync(join(ROOT, 'examples/users-api', file), join(project, 'users-api', file));
+  const out = execFileSync(join(project, 'node_modules/.bin/svcgate'), ['test', 'users-api/permissions.test.yaml'], { cwd: project, encoding: 'utf8' });
+  expect(out).toMatch(/\n15 cases: 15 passed, 0 failed/);
 });
 
 test('a stack trace out of svcgate points into its TypeScript sources, shipped in the package', () => {
