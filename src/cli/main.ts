@@ -9,7 +9,6 @@ import { ConfigError } from '../policy/compile/config-error';
 import { policyWasmPath } from '../policy/evaluate/policy-wasm-path';
 import { signFiles, SIGNING_ALGORITHMS, type BundleSigning, type SigningAlgorithm } from '../fleet/bundle/bundle-signature';
 import { writeBundle } from '../fleet/bundle/bundle-writer';
-import { svcAclOpenApi } from '../svc/svc-acl';
 import { aclDiff, formatDiff } from './acl-diff';
 import { auditMatrix, formatMatrix } from './audit-matrix';
 import { auditPage } from './audit-page';
@@ -19,7 +18,6 @@ import { COMMANDS, commandHelp, overview } from './command-help';
 import { checkExists, makeFolder, readInputFile, writeOutputFile } from './command-files';
 import { optionName, readCommandLine, type Values } from './read-command-line';
 import { StrictWarnings } from './strict-warnings';
-import { loadSvcModule } from './svc-module';
 import { UsageError } from './usage-error';
 
 /** A signing key is a PEM or an HMAC secret: far below this. */
@@ -226,6 +224,8 @@ async function signing(values: Values): Promise<BundleSigning | undefined> {
 async function openapi(values: Values, rest: string[]): Promise<number> {
   if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
   if (values.svc === undefined) throw new UsageError('--svc <module> is required: a module that exports a SvcApi or SvcContainer');
+  // Loaded here, as for test: SvcApi brings Express, which no other command needs to load.
+  const [{ loadSvcModule }, { svcAclOpenApi }] = await Promise.all([import('./svc-module'), import('../svc/svc-acl')]);
   const { api, owners } = await loadSvcModule(values.svc);
   const document = svcAclOpenApi(api, owners);
   process.stdout.write(values.yaml ? dump(document, { noRefs: true }) : `${JSON.stringify(document, null, 2)}\n`);
