@@ -1,6 +1,7 @@
 import { resourceKey } from '../policy/compile/acl-declaration';
 import type { DataDocument } from '../policy/compile/data-document';
 import { isPlainObject } from '../policy/compile/load-document';
+import { grantsSomething } from '../policy/attributes/attribute-union';
 import type { Access } from './audit-matrix';
 
 /** An ACL as the CLI compares or shows it: the compiled data and the declaration it was compiled from. */
@@ -23,7 +24,8 @@ export function grantCause(side: AclVersion, operation: string, role: string, ac
     if (seen.has(name)) continue;
     seen.add(name);
     const declared = declaredGrant(side.declaration, name, facts.resource, grant);
-    if (declared !== undefined) return `${name} ${facts.resource} ${grant} ${JSON.stringify(declared)}${name === role ? '' : ` (${role} extends ${name})`}`;
+    // A list that grants nothing ([] or negations only) gives no access, so it is not the cause.
+    if (Array.isArray(declared) && grantsSomething(declared)) return `${name} ${facts.resource} ${grant} ${JSON.stringify(declared)}${name === role ? '' : ` (${role} extends ${name})`}`;
     queue.push(...(side.data.roles[name]?.extends ?? []));
   }
   if (role === 'anonymous' && side.data.anonymous_default) return `the built-in anonymous default (read:any on operations without parameters; declare anonymous to turn it off)`;

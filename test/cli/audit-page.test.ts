@@ -56,6 +56,14 @@ describe('svcgate audit --html in Chromium', () => {
     expect(cell(dom, 'GET /status', 'anonymous')).toMatchObject({ className: 'public', text: 'public' });
   });
 
+  test('a cell names the grant that gives the access, not a list of the role that grants nothing', async () => {
+    const acl = join(dir, 'empty-own-list.yaml');
+    writeFileSync(acl, 'anonymous: {}\nuser:\n  /users/{userId}:\n    read:any: ["*"]\nadmin:\n  $extend: [user]\n  /users/{userId}:\n    read:any: ["!password"]\n');
+    const html = text(readFileSync(await page(acl), 'utf8'));
+    expect(html).toContain('user /users/{userId} read:any ["*"] (admin extends user)');
+    expect(html).not.toContain('admin /users/{userId} read:any ["!password"]');
+  });
+
   test('filters by role and path: the other columns and rows are hidden', async () => {
     const dom = await rendered(file, '#roles=user&path=users%2F%7BuserId%7D');
     expect(shownRoles(dom)).toEqual(['user']);
