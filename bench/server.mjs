@@ -22,7 +22,7 @@ class UserService {
 }
 
 const scenarios = {
-  // Library A's twins: the same route, bare and guarded.
+  // The guard's twins: the same route, bare and guarded.
   'express-bare': () => {
     const app = require('express')();
     app.get('/api/v1/users/:userId', (req, res) => res.json(user(Number(req.params.userId))));
@@ -65,7 +65,7 @@ const scenarios = {
   // name and message of BearerJWT's, which the host answers 403. What answering the same share of
   // denies costs the host itself, with no svcgate code.
   'oas-deny-half': () => oasTools('deny-half'),
-  // Library B's twins: a hand-written route, the same method through SvcApi, and with svcAcl.
+  // SvcApi's twins: a hand-written route, the same method through SvcApi, and with svcAcl.
   handwritten: () => {
     const app = require('express')();
     const service = new UserService();

@@ -1,7 +1,7 @@
 // `make run`: the examples, each on its own port of 127.0.0.1:
 //   3000  the users API on @oas-tools/core, with bearerJwt (security handler) and BearerJWT (access control)
 //   3001  the same API on plain Express with bearerJwtAcl
-//   3002  the seed's services on SvcApi (library B), guarded by svcAcl
+//   3002  the seed's services on SvcApi, guarded by svcAcl
 // It prints curl lines with demo tokens. PORT moves all three (PORT..PORT+2; PORT=0 picks free ports).
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -70,7 +70,7 @@ const user = await sign({ sub: 'u1', role: 'user', userId: [1, 3, 5], accounts: 
 const admin = await sign({ sub: 'a1', role: 'admin' });
 const noRole = await sign({ sub: 'n1' });
 
-console.log(`svcgate examples\n  @oas-tools/core + bearerJwt + BearerJWT: ${oasUrl}\n  Express + bearerJwtAcl:                  ${expressUrl}\n  SvcApi (library B):                      ${svcUrl}\n`);
+console.log(`svcgate examples\n  @oas-tools/core + bearerJwt + BearerJWT: ${oasUrl}\n  Express + bearerJwtAcl:                  ${expressUrl}\n  SvcApi + svcAcl:                         ${svcUrl}\n`);
 for (const url of [oasUrl, expressUrl]) {
   console.log(`# ${url}`);
   console.log('# a user who owns users 1, 3 and 5: 200 for /users/3, 403 for /users/2:');
@@ -93,7 +93,7 @@ for (const url of [oasUrl, expressUrl]) {
   console.log(`curl -i -H 'Authorization: Bearer ${admin}' ${url}/users/3/reports/2026-11`);
   console.log('');
 }
-console.log(`# ${svcUrl} (library B, guarded by svcAcl)`);
+console.log(`# ${svcUrl} (SvcApi, guarded by svcAcl)`);
 console.log('# without a token: the status, which the ACL grants anonymous (200); any other route (401):');
 console.log(`curl -i ${svcUrl}/status-service/get-status`);
 console.log(`curl -i ${svcUrl}/user-service/list-users`);

@@ -25,7 +25,7 @@ grep -q get-all-accounts "$out/serve.log" || { cat "$out/serve.log" >&2; exit 1;
 
 oas=$(sed -n 's/.*@oas-tools\/core + bearerJwt + BearerJWT: *//p' "$out/serve.log")
 express=$(sed -n 's/.*Express + bearerJwtAcl: *//p' "$out/serve.log")
-svc=$(sed -n 's/.*SvcApi (library B): *//p' "$out/serve.log")
+svc=$(sed -n 's/.*SvcApi + svcAcl: *//p' "$out/serve.log")
 admin=$(grep -m1 "users/4" "$out/serve.log" | sed "s/.*Bearer \([^']*\)'.*/\1/")
 node --input-type=module -e "import { seedApi } from './examples/svc/api.mjs'; process.stdout.write(JSON.stringify(seedApi().openapi()))" >"$out/svc-openapi.json"
 

@@ -1,4 +1,4 @@
-// The seed's services for library B: every public method becomes a route /api/<service>/<method>.
+// The seed's services for SvcApi: every public method becomes a route /api/<service>/<method>.
 import { z } from 'zod';
 
 export class ValidationError extends Error {

@@ -83,7 +83,7 @@ true satisfies SchemaMatches<typeof optionsSchema, SvcAclOptions>;
  * OpenAPI description when the app is built, so a bad ACL fails at start-up.
  */
 export function svcAcl(options: SvcAclOptions): Interceptor {
-  const config = parseWith(optionsSchema, options, FILE, [], 'see svcAcl in docs/library-b.md');
+  const config = parseWith(optionsSchema, options, FILE, [], 'see svcAcl in docs/services-as-routes.md');
   // Settled here, not when the app is built: NODE_ENV is read when the adapter is created.
   const guardOptions = decisionOptions(config);
   let guard: Guard | undefined;

@@ -77,7 +77,7 @@ export interface TestIssuer {
  * configuration that trusts it, and tokens signed as a test needs them. Nothing is fetched.
  */
 export async function createTestIssuer(options: TestIssuerOptions): Promise<TestIssuer> {
-  const settings = parseWith(optionsSchema, options, FILE, [], 'see "Testing your routes" in docs/library-a.md');
+  const settings = parseWith(optionsSchema, options, FILE, [], 'see "Testing your routes" in docs/openapi-apis.md');
   const { alg, issuer, audience } = settings;
   const key = await generateTestKey(alg, `${alg.toLowerCase()}-test-key`);
   const dpopKey = settings.dpop ? await createDpopTestKey() : undefined;

@@ -18,7 +18,7 @@ const ANONYMOUS = 'anonymous';
 /** Framing and hop-by-hop headers: the runner's to set; a wrong Content-Length would leave the server waiting for a body. */
 const RUNNER_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect']);
 const METHODS = ['GET', 'PUT', 'POST', 'DELETE', 'OPTIONS', 'HEAD', 'PATCH', 'TRACE'] as const;
-const FORMAT_DOC = 'see "Permission test suites" in docs/library-a.md';
+const FORMAT_DOC = 'see "Permission test suites" in docs/openapi-apis.md';
 
 /** The message for a value of the wrong type; any other issue (an unknown key, a bad element) keeps zod's own, which names it. */
 const wrongType = (message: string) => ({ error: (issue: { code?: string }) => (issue.code === 'invalid_type' ? message : undefined) });

@@ -104,7 +104,7 @@ export interface VerifierSettings {
 
 /** Validates the configuration and imports the keys once, at creation. */
 export function readBearerJwtConfig(input: unknown): VerifierSettings {
-  const config = parseWith(configSchema, input, FILE, [], 'see the bearerJwt options in docs/library-a.md');
+  const config = parseWith(configSchema, input, FILE, [], 'see the bearerJwt options in docs/openapi-apis.md');
   // Not configured: the default, HS256, or with issuerBaseURL the metadata's.
   const algorithms = readAlgorithms(config.algoritms, config.algorithms);
   const topLevel: IssuerFields = { issuer: config.issuer, secret: config.secret, jwks: config.jwks, issuerBaseURL: config.issuerBaseURL, algorithms: undefined, audience: undefined };

@@ -8,7 +8,7 @@ import { hmacPitfalls, rsaPitfalls, type Pitfall } from '../helpers/jwt-pitfalls
 import { failedStart, startOasHost, type OasHost, type OasSetup } from '../helpers/oas-host';
 import { HS256, ISSUER, token } from '../helpers/tokens';
 
-// Library A inside the real @oas-tools/core 3.1.0, each configuration in its own process,
+// The OpenAPI guard (bearerJwt + BearerJWT) inside the real @oas-tools/core 3.1.0, each configuration in its own process,
 // spoken to over HTTP on 127.0.0.1.
 const EXAMPLE = join(__dirname, '../../examples/users-api');
 const OPENAPI = join(EXAMPLE, 'openapi.yaml');

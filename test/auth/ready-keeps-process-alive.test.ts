@@ -1,7 +1,7 @@
 import { signingKey, startJwksServer, type JwksServer } from '../helpers/jwks-server';
 import { entry, runScript } from '../helpers/node-script';
 
-// SPEC 9.6, last clause: `await handler.ready()` (docs/library-a.md) at the top of an ES module
+// SPEC 9.6, last clause: `await handler.ready()` (docs/openapi-apis.md) at the top of an ES module
 // waits for the key set, in a real process against a real JWKS server. The fetch holds no socket
 // or timer of its own, so without the fix the process ended at the await (exit code 13, and
 // nothing after it ran).

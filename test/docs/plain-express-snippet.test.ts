@@ -7,10 +7,10 @@ import { SignJWT } from 'jose';
 import { bearerJwt, bearerJwtAcl, type DecisionLogEvent } from '../../src/auth';
 import { listen } from '../helpers/listen';
 
-// The "With plain Express" block of docs/library-a.md, run as written (its imports taken out and
+// The "With plain Express" block of docs/openapi-apis.md, run as written (its imports taken out and
 // its given names passed in) on Express 4 and 5, over real HTTP on 127.0.0.1, against a document
 // whose operation takes a bearer token or an API key, as the block's otherSchemes expects.
-const GUIDE = join(__dirname, '../../docs/library-a.md');
+const GUIDE = join(__dirname, '../../docs/openapi-apis.md');
 const SECRET = 'a-secret-of-the-plain-express-snippet-32+';
 const USERS: Record<string, Record<string, unknown>> = { '3': { id: 3, name: 'Ann', email: 'ann@example.com', password: 'hash' } };
 type ExpressApp = { use: (...args: unknown[]) => void; get: (...args: unknown[]) => void };
@@ -71,7 +71,7 @@ const bearer = (claims: Record<string, unknown>) =>
 describe.each([
   ['Express 4', require('express4') as () => ExpressApp],
   ['Express 5', require('express') as () => ExpressApp],
-])('the plain-Express block of docs/library-a.md on %s', (_name, express) => {
+])('the plain-Express block of docs/openapi-apis.md on %s', (_name, express) => {
   let url: string;
   let close: () => Promise<void>;
   let events: DecisionLogEvent[];

@@ -34,7 +34,7 @@ const blocks = () => printed.split('\n# http').slice(1).map((block) => block.spl
 /** The base URL of each app, as the example prints it: @oas-tools/core, Express, SvcApi. */
 const baseUrls = () => [...printed.matchAll(/^  .+: +(http:\/\/\S+)$/gm)].map((match) => match[1]!);
 
-test('library A: the curl lines of both apps answer as their comments say', async () => {
+test('the OpenAPI guard: the curl lines of both apps answer as their comments say', async () => {
   const [oas, plain] = blocks();
   for (const lines of [oas!, plain!]) {
     const statuses = [];
@@ -43,7 +43,7 @@ test('library A: the curl lines of both apps answer as their comments say', asyn
   }
 });
 
-test('library A: the seed case on both apps, the user token listing 1, 3 and 5 reads exactly those users', async () => {
+test('the OpenAPI guard: the seed case on both apps, the user token listing 1, 3 and 5 reads exactly those users', async () => {
   for (const lines of blocks().slice(0, 2)) {
     const line = lines.find((l) => l.endsWith('/users/3'))!;
     const results: Record<string, number> = {};
@@ -52,14 +52,14 @@ test('library A: the seed case on both apps, the user token listing 1, 3 and 5 r
   }
 });
 
-test('library A: the granted attributes reach the handlers, nobody sees the password', async () => {
+test('the OpenAPI guard: the granted attributes reach the handlers, nobody sees the password', async () => {
   for (const lines of blocks().slice(0, 2)) {
     expect((await curl(lines[0]!)).body).toEqual({ id: 3, name: 'user 3', email: 'u3@example.test' });
     expect((await curl(lines[2]!)).body).toEqual({ id: 4, name: 'user 4', email: 'u4@example.test' });
   }
 });
 
-test("library B: the seed's services behind svcAcl, the after-interceptor and the error map", async () => {
+test("services as routes: the seed's services behind svcAcl, the after-interceptor and the error map", async () => {
   const lines = blocks()[2]!;
   const results = [];
   for (const line of lines) results.push(await curl(line));

@@ -97,7 +97,7 @@ true satisfies SchemaMatches<typeof optionsSchema, BearerJwtAclOptions>;
  * (as its `errors` option says), or calls next() with `req.auth` set.
  */
 export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: Response, next: (error?: unknown) => void) => void {
-  const config = parseWith(optionsSchema, options, FILE, [], 'see bearerJwtAcl in docs/library-a.md');
+  const config = parseWith(optionsSchema, options, FILE, [], 'see bearerJwtAcl in docs/openapi-apis.md');
   const { source, operations, document, scheme } = connectSource(config);
   // Most requests repeat a path seen shortly before; matching one costs more than looking it up.
   const find = cachedMatcher(prefixedMatcher(operations, document.servers));
