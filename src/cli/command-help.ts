@@ -6,9 +6,9 @@ interface CommandHelp {
 }
 
 const DOCUMENTS: [string, string][] = [
-  ['--openapi <file>', 'the OpenAPI 3.0/3.1 document (JSON or YAML); required'],
+  ['--openapi <file>', 'the OpenAPI 3.0/3.1 document (JSON or YAML; - reads it from standard input, e.g. piped from svcgate openapi); required'],
   ['--ref-root <dir>', "the folder the document's file $refs must stay inside (absolute paths, .. and links out of it are refused); default the document's folder"],
-  ['--acl <file>', 'the permission declaration (JSON or YAML); required'],
+  ['--acl <file>', 'the permission declaration (JSON or YAML; - reads it from standard input); required'],
   ['--scheme <name>', "the security scheme to guard; default the document's only bearer JWT scheme"],
   ['--required-scopes "<a b>"', 'scopes every guarded operation needs, on top of those the document lists'],
   [
@@ -44,8 +44,8 @@ export const COMMANDS: Record<string, CommandHelp> = {
     usage: 'svcgate diff --openapi <file> --acl <old file> --acl-new <new file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--json] [--fail-on widen|narrow|change] [--strict]',
     does: 'prints every role x operation cell whose decision changes from the old ACL to the new one, widened or narrowed, with the declared grant that changed and caused it (named with "via $extend of <role>" when it is inherited). Attribute lists are compared by the fields they show: ["*"] and ["*","id"] are the same, ["*","!password"] shows less than ["*"]; the lists are printed in canonical form',
     options: [
-      ...DOCUMENTS.map(([flag, meaning]): [string, string] => (flag === '--acl <file>' ? ['--acl <old file>', 'the ACL as it is; required'] : [flag, meaning])),
-      ['--acl-new <new file>', 'the ACL as it would be; required'],
+      ...DOCUMENTS.map(([flag, meaning]): [string, string] => (flag === '--acl <file>' ? ['--acl <old file>', 'the ACL as it is (- reads it from standard input); required'] : [flag, meaning])),
+      ['--acl-new <new file>', 'the ACL as it would be (- reads it from standard input); required'],
       ['--json', 'the changes as JSON'],
       ['--fail-on widen|narrow|change', 'exit 1 when some cell is widened (narrowed; changed at all), for CI gates; default exit 0'],
       ['--strict', "exit 1 when the new ACL's compilation prints a warning (the old ACL's are printed but do not count)"],
@@ -75,7 +75,7 @@ export const COMMANDS: Record<string, CommandHelp> = {
   openapi: {
     usage: 'svcgate openapi --svc <module> [--yaml]',
     does:
-      'prints the OpenAPI document that svcAcl compiles for a SvcApi (its bearerAuth scheme, owned fields marked, x-acl-anonymous-default: none), the --openapi to give svcgate bundle for a svcAcl policy source: svcgate openapi --svc ./api.js > api.json && svcgate bundle --openapi api.json --acl permissions.yaml --out bundle.tar.gz. The module (ES module or CommonJS, imported, so it must not listen) exports the SvcApi, or the SvcContainer its routes come from, as api or as its default export (else its only SvcApi or SvcContainer), and the owners given to svcAcl, if any, as owners',
+      'prints the OpenAPI document that svcAcl compiles for a SvcApi (its bearerAuth scheme, owned fields marked, x-acl-anonymous-default: none), the --openapi to give svcgate bundle for a svcAcl policy source: svcgate openapi --svc ./api.js | svcgate bundle --openapi - --acl permissions.yaml --out bundle.tar.gz (or through a file: > api.json, then --openapi api.json). The module (ES module or CommonJS, imported, so it must not listen) exports the SvcApi, or the SvcContainer its routes come from, as api or as its default export (else its only SvcApi or SvcContainer), and the owners given to svcAcl, if any, as owners',
     options: [
       ['--svc <module>', 'the module file; required'],
       ['--yaml', 'the document as YAML; default JSON'],

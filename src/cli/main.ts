@@ -17,6 +17,7 @@ import { svcgateVersion } from '../policy/evaluate/svcgate-version';
 import { COMMANDS, commandHelp, overview } from './command-help';
 import { checkExists, makeFolder, readInputFile, writeOutputFile } from './command-files';
 import { optionName, readCommandLine, type Values } from './read-command-line';
+import { CommandDocuments, STANDARD_INPUT, STANDARD_INPUT_NAME } from './standard-input';
 import { StrictWarnings } from './strict-warnings';
 import { UsageError } from './usage-error';
 
@@ -44,31 +45,32 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (command === undefined) throw new UsageError('no command given');
   checkOptions(command, values);
+  const documents = await CommandDocuments.read(values);
   const warnings = new StrictWarnings();
   try {
-    const code = await run(command, values, rest, warnings);
+    const code = await run(command, values, rest, warnings, documents);
     return await warnings.exitCode(code, values.strict === true);
   } finally {
     warnings.close();
   }
 }
 
-function run(command: string, values: Values, rest: string[], warnings: StrictWarnings): number | Promise<number> {
+function run(command: string, values: Values, rest: string[], warnings: StrictWarnings, documents: CommandDocuments): number | Promise<number> {
   switch (command) {
     case 'build':
-      return build(values, rest);
+      return build(values, rest, documents);
     case 'explain':
-      return explain(values, rest);
+      return explain(values, rest, documents);
     case 'audit':
-      return audit(values, rest);
+      return audit(values, rest, documents);
     case 'diff':
-      return diff(values, rest, warnings);
+      return diff(values, rest, warnings, documents);
     case 'test':
       return permissionTest(values, rest);
     case 'openapi':
       return openapi(values, rest);
     default:
-      return bundle(values, rest);
+      return bundle(values, rest, documents);
   }
 }
 
@@ -80,11 +82,11 @@ function checkOptions(command: string, values: Values): void {
   if (foreign !== undefined) throw new UsageError(`${command} takes no --${foreign}`);
 }
 
-function compile(values: Values, acl = values.acl) {
-  return compileWithDocument(values, acl).data;
+function compile(values: Values, documents: CommandDocuments, acl = values.acl, aclOption: 'acl' | 'acl-new' = 'acl') {
+  return compileWithDocument(values, documents, acl, aclOption).data;
 }
 
-function compileWithDocument(values: Values, acl = values.acl) {
+function compileWithDocument(values: Values, documents: CommandDocuments, acl = values.acl, aclOption: 'acl' | 'acl-new' = 'acl') {
   if (values.openapi === undefined) throw new UsageError('--openapi <file> is required');
   if (acl === undefined) throw new UsageError('--acl <file> is required');
   if (values['ref-root'] === '') throw new UsageError('--ref-root needs a folder');
@@ -93,8 +95,9 @@ function compileWithDocument(values: Values, acl = values.acl) {
   const anonymousDefault = values['anonymous-default'];
   if (anonymousDefault !== undefined && !(ANONYMOUS_DEFAULTS as readonly string[]).includes(anonymousDefault)) throw new UsageError(`--anonymous-default must be ${ANONYMOUS_DEFAULTS.join(' or ')}`);
   return compileApi({
-    openapi: values.openapi,
-    acl,
+    openapi: documents.source(values.openapi, 'openapi'),
+    acl: documents.source(acl, aclOption),
+    ...(acl === STANDARD_INPUT ? { aclSource: STANDARD_INPUT_NAME } : {}),
     ...(values['ref-root'] === undefined ? {} : { refRoot: values['ref-root'] }),
     ...(values.scheme === undefined ? {} : { scheme: values.scheme }),
     // Over the document's x-acl-anonymous-default, as compileAcl's option is.
@@ -104,10 +107,10 @@ function compileWithDocument(values: Values, acl = values.acl) {
   });
 }
 
-function build(values: Values, rest: string[]): number {
+function build(values: Values, rest: string[], documents: CommandDocuments): number {
   if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
   if (values.out === undefined) throw new UsageError('--out <dir> is required');
-  const data = compile(values);
+  const data = compile(values, documents);
   makeFolder(values.out, 'data document folder');
   const file = join(values.out, 'data.json');
   // Wrapped so that `opa eval -d policies/authz.rego -d data.json` finds it at data.svcgate.acl.
@@ -116,24 +119,25 @@ function build(values: Values, rest: string[]): number {
   return 0;
 }
 
-async function explain(values: Values, rest: string[]): Promise<number> {
+async function explain(values: Values, rest: string[], documents: CommandDocuments): Promise<number> {
   const [method, target, extra] = rest;
   if (method === undefined || target === undefined) throw new UsageError('explain needs <METHOD> <path>');
   if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`);
   const claims = values['token-claims'] === undefined ? undefined : parseClaims(values['token-claims']);
-  const { data, document } = compileWithDocument(values);
+  const { data, document } = compileWithDocument(values, documents);
   const explanation = await explainRequest(data, document.servers, method, target, claims, roleBinding(values['role-binding']));
   process.stdout.write(formatExplanation(explanation));
   return explanation.decision.allow ? 0 : 1;
 }
 
-async function audit(values: Values, rest: string[]): Promise<number> {
+async function audit(values: Values, rest: string[], documents: CommandDocuments): Promise<number> {
   if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
   if (values.json && values.html !== undefined) throw new UsageError('give --json or --html, not both');
-  const data = compile(values);
+  const data = compile(values, documents);
   const matrix = await auditMatrix(data);
   if (values.html !== undefined) {
-    writeOutputFile(values.html, 'audit page', auditPage(matrix, { data, declaration: loadDocument(values.acl!, 'ACL').value, name: values.acl! }));
+    const declaration = loadDocument(documents.source(values.acl!, 'acl'), 'ACL').value;
+    writeOutputFile(values.html, 'audit page', auditPage(matrix, { data, declaration, name: values.acl === STANDARD_INPUT ? STANDARD_INPUT_NAME : values.acl! }));
     process.stdout.write(`wrote ${values.html}: ${matrix.roles.length} roles x ${Object.keys(matrix.operations).length} operations\n`);
     return 0;
   }
@@ -143,17 +147,17 @@ async function audit(values: Values, rest: string[]): Promise<number> {
 
 const FAIL_ON = ['widen', 'narrow', 'change'] as const;
 
-async function diff(values: Values, rest: string[], warnings: StrictWarnings): Promise<number> {
+async function diff(values: Values, rest: string[], warnings: StrictWarnings, documents: CommandDocuments): Promise<number> {
   if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
   if (values['acl-new'] === undefined) throw new UsageError('--acl-new <file> is required: the ACL to compare with --acl');
   const failOn = values['fail-on'];
   if (failOn !== undefined && !(FAIL_ON as readonly string[]).includes(failOn)) throw new UsageError(`--fail-on must be one of ${FAIL_ON.join(', ')}`);
   if (values.acl === undefined) throw new UsageError('--acl <file> is required: the ACL as it is');
-  const version = (file: string, name: string) => ({ data: compile(values, file), declaration: loadDocument(file, 'ACL').value, name });
-  const old = version(values.acl, 'old ACL');
+  const version = (file: string, option: 'acl' | 'acl-new', name: string) => ({ data: compile(values, documents, file, option), declaration: loadDocument(documents.source(file, option), 'ACL').value, name });
+  const old = version(values.acl, 'acl', 'old ACL');
   // The old ACL is what is already there: --strict gates on the warnings of the new one.
   await warnings.ignoreSoFar();
-  const changes = await aclDiff(old, version(values['acl-new'], 'new ACL'));
+  const changes = await aclDiff(old, version(values['acl-new'], 'acl-new', 'new ACL'));
   process.stdout.write(values.json ? `${JSON.stringify(changes, null, 2)}\n` : formatDiff(changes));
   if (failOn === undefined) return 0;
   const failing: Record<(typeof FAIL_ON)[number], string[]> = { widen: ['widened', 'changed'], narrow: ['narrowed', 'changed'], change: ['widened', 'narrowed', 'changed'] };
@@ -178,11 +182,11 @@ async function permissionTest(values: Values, rest: string[]): Promise<number> {
   return result.ok ? 0 : 1;
 }
 
-async function bundle(values: Values, rest: string[]): Promise<number> {
+async function bundle(values: Values, rest: string[], documents: CommandDocuments): Promise<number> {
   if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
   if (values.out === undefined) throw new UsageError('--out <file.tar.gz> is required');
   const signed = await signing(values);
-  const data = compile(values);
+  const data = compile(values, documents);
   const wasmFile = policyWasmPath();
   const bytes = await writeBundle({
     data,

@@ -39,10 +39,19 @@ export function readDocumentFile(file: string, what: string): LoadedDocument {
     throw new ConfigError(file, '$', `cannot tell the format of the ${what} from the extension "${extension}"`, 'use a .json, .yaml or .yml file');
   }
   const { text, bytes } = readDocumentText(file, what, MAX_DOCUMENT_BYTES);
-  const value = extension === '.json' ? parseJson(text, file) : parseYaml(text, file);
+  return { value: parseDocumentText(text, extension === '.json' ? 'json' : 'yaml', file, what), file, dir: dirname(file), bytes };
+}
+
+/**
+ * A document's text parsed as a file's is, within the same limits (the caller bounds the text's
+ * size): the CLI's `--openapi -` reads it from standard input, where no extension tells the format.
+ * `file` names it in errors.
+ */
+export function parseDocumentText(text: string, format: 'json' | 'yaml', file: string, what: string): Record<string, unknown> {
+  const value = format === 'json' ? parseJson(text, file) : parseYaml(text, file);
   if (!isPlainObject(value)) throw new ConfigError(file, '$', `the ${what} is ${describe(value)}`, 'the top level must be an object');
   checkDocumentSize(value, file, what);
-  return { value, file, dir: dirname(file), bytes };
+  return value;
 }
 
 function parseJson(text: string, file: string): unknown {
