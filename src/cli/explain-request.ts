@@ -5,7 +5,9 @@ import { Evaluator, type Decision, type PolicyInput } from '../policy/evaluate/e
 import { createOperationMatcher } from '../policy/request/match-operation';
 import { readTarget } from '../policy/request/read-target';
 import { RequestValidationError } from '../policy/request/request-validation-error';
-import { prefixedMatcher } from '../hosts/express/server-prefixes';
+import { prefixedMatcher, prefixedPathMethods } from '../hosts/express/server-prefixes';
+import { createPathMethods } from '../policy/request/path-methods';
+import { isPlainObject } from '../policy/compile/plain-object';
 import { formatScopes } from './audit-matrix';
 import { UsageError } from './usage-error';
 
@@ -29,13 +31,13 @@ export interface Explanation {
 export type Caller = { token: false } | { token: true; roleBinding: string; hasRole: boolean };
 
 /** Decides one request the way the adapters do, for claims given on the command line. */
-export async function explainRequest(data: DataDocument, servers: unknown, method: string, target: string, claims: VerifiedPayload | undefined, roleBinding?: string): Promise<Explanation> {
+export async function explainRequest(data: DataDocument, document: Record<string, unknown>, method: string, target: string, claims: VerifiedPayload | undefined, roleBinding?: string): Promise<Explanation> {
   try {
     // Read as the adapters read it: a target they refuse with 400 is refused here too.
     const { pathname, query } = readTarget(target);
     // As the server receives it (under a servers prefix), else as the document writes it.
-    const match = prefixedMatcher(data.operations, servers)(method, pathname) ?? createOperationMatcher(data.operations)(method, pathname);
-    if (!match) throw new UsageError(`no operation of the document matches ${method.toUpperCase()} ${pathname}`);
+    const match = prefixedMatcher(data.operations, document.servers)(method, pathname) ?? createOperationMatcher(data.operations)(method, pathname);
+    if (!match) throw new UsageError(`no operation of the document matches ${method.toUpperCase()} ${pathname}${allowedHint(document, pathname)}`);
     const evaluator = await Evaluator.create(data);
     const { decision, input } = await decide(evaluator, match.key, match.operation, { pathParams: match.pathParams, query: new URLSearchParams(query) }, claims, roleBinding === undefined ? {} : { roleBinding });
     const caller: Caller = claims === undefined ? { token: false } : { token: true, roleBinding: roleBinding ?? 'role', hasRole: input.role !== undefined };
@@ -44,6 +46,13 @@ export async function explainRequest(data: DataDocument, servers: unknown, metho
     if (error instanceof RequestValidationError) throw new UsageError(`the adapters refuse ${method.toUpperCase()} ${target} with 400: ${error.message}`);
     throw error;
   }
+}
+
+/** A documented path asked with another method is a slip of the method: the methods it takes, as the adapters' 405 lists them in Allow. */
+function allowedHint(document: Record<string, unknown>, pathname: string): string {
+  const paths = isPlainObject(document.paths) ? document.paths : {};
+  const allowed = prefixedPathMethods(paths, document.servers)(pathname) ?? createPathMethods(paths)(pathname);
+  return allowed === undefined ? '' : `; ${pathname} takes ${allowed.join(', ')} (the adapters answer 405 with Allow)`;
 }
 
 export function formatExplanation(explanation: Explanation): string {

@@ -125,7 +125,7 @@ async function explain(values: Values, rest: string[], documents: CommandDocumen
   if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`);
   const claims = values['token-claims'] === undefined ? undefined : parseClaims(values['token-claims']);
   const { data, document } = compileWithDocument(values, documents);
-  const explanation = await explainRequest(data, document.servers, method, target, claims, roleBinding(values['role-binding']));
+  const explanation = await explainRequest(data, document, method, target, claims, roleBinding(values['role-binding']));
   process.stdout.write(formatExplanation(explanation));
   return explanation.decision.allow ? 0 : 1;
 }

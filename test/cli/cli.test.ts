@@ -269,7 +269,10 @@ describe('bad input: one line on stderr and exit code 2', () => {
     ['an ACL naming an unknown path', ['audit', '--openapi', join(EXAMPLE, 'openapi.yaml'), '--acl', unknownPath], /^svcgate: .*unknown\.json at \$\.user\["\/nowhere"\]: \/nowhere is not a path/],
     ['invalid --token-claims', ['explain', ...API, '--token-claims', '{role:', 'GET', '/users'], /^svcgate: --token-claims is not valid JSON/],
     ['--token-claims that is not an object', ['explain', ...API, '--token-claims', '[1]', 'GET', '/users'], /^svcgate: --token-claims must be a JSON object/],
-    ['a path of no operation', ['explain', ...API, 'GET', '/nowhere'], /^svcgate: no operation of the document matches GET \/nowhere/],
+    ['a path of no operation', ['explain', ...API, 'GET', '/nowhere'], /^svcgate: no operation of the document matches GET \/nowhere \(svcgate --help\)\n$/],
+    // A documented path with a method it does not declare: the methods it takes, as a 405's Allow lists them.
+    ['a method the path does not take', ['explain', ...API, 'PATCH', '/users'], /^svcgate: no operation of the document matches PATCH \/users; \/users takes GET, HEAD, POST \(the adapters answer 405 with Allow\)/],
+    ['a method the path does not take, under the servers prefix', ['explain', ...API, 'DELETE', '/api/v1/users/3/reports/2024-01'], /; \/api\/v1\/users\/3\/reports\/2024-01 takes GET, HEAD \(/],
     ['explain without a path', ['explain', ...API, 'GET'], /^svcgate: explain needs <METHOD> <path>/],
     ['an --anonymous-default other than seed or none', ['audit', ...API, '--anonymous-default', 'off'], /^svcgate: --anonymous-default must be seed or none/],
   ])('%s', async (_name, args, message) => {
