@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { svcgate } from '../helpers/svcgate-cli';
@@ -54,11 +54,15 @@ describe('options the parser refuses: one clear line each', () => {
 
 describe('a file an option names that cannot be read or written: the formatted file error, exit 2', () => {
   const missing = join(dir, 'nowhere');
+  const folderYaml = join(dir, 'acl.yaml');
+  mkdirSync(folderYaml);
   test.each([
     ['--signing-key', ['bundle', ...API, '--signing-key', join(dir, 'nokey.pem'), '--out', join(dir, 'b.tar.gz')], `${join(dir, 'nokey.pem')} at $: cannot read the signing key (ENOENT). Fix: check the path and the file permissions`],
     ['--signing-key a folder', ['bundle', ...API, '--signing-key', dir, '--out', join(dir, 'b.tar.gz')], `${dir} at $: cannot read the signing key (EISDIR). Fix: name a file, not a folder`],
     ['--openapi', ['audit', '--openapi', join(dir, 'none.yaml'), '--acl', join(EXAMPLE, 'permissions.yaml')], `${join(dir, 'none.yaml')} at $: cannot read the OpenAPI document (ENOENT). Fix: check the path and the file permissions`],
     ['--acl', ['audit', '--openapi', OPENAPI, '--acl', join(dir, 'none.yaml')], `${join(dir, 'none.yaml')} at $: cannot read the ACL (ENOENT). Fix: check the path and the file permissions`],
+    ['--openapi a folder', ['audit', '--openapi', dir, '--acl', join(EXAMPLE, 'permissions.yaml')], `${dir} at $: the OpenAPI document is a folder. Fix: name a .json, .yaml or .yml file`],
+    ['--acl a folder named as a document', ['audit', '--openapi', OPENAPI, '--acl', folderYaml], `${folderYaml} at $: cannot read the ACL (EISDIR). Fix: name a .json, .yaml or .yml file, not a folder`],
     ['--acl-new', ['diff', ...API, '--acl-new', join(dir, 'none.yaml')], `${join(dir, 'none.yaml')} at $: cannot read the ACL (ENOENT). Fix: check the path and the file permissions`],
     ['--ref-root', ['audit', ...API, '--ref-root', missing], `${missing} at $: cannot read the --ref-root folder (ENOENT). Fix: check the path and the file permissions`],
     ['--html in a missing folder', ['audit', ...API, '--html', join(missing, 'audit.html')], `${join(missing, 'audit.html')} at $: cannot write the audit page (ENOENT). Fix: create the folder ${missing} first, or name a file in a folder that exists`],

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { load } from 'js-yaml';
 import { ConfigError } from './config-error';
@@ -36,6 +37,8 @@ export function loadDocument(source: unknown, what: string): LoadedDocument {
 export function readDocumentFile(file: string, what: string): LoadedDocument {
   const extension = extname(file).toLowerCase();
   if (!['.json', '.yaml', '.yml'].includes(extension)) {
+    // Only here, where it is refused: a folder (`--openapi .`) is named as one, not as a file without an extension.
+    if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) throw new ConfigError(file, '$', `the ${what} is a folder`, 'name a .json, .yaml or .yml file');
     throw new ConfigError(file, '$', `cannot tell the format of the ${what} from the extension "${extension}"`, 'use a .json, .yaml or .yml file');
   }
   const { text, bytes } = readDocumentText(file, what, MAX_DOCUMENT_BYTES);

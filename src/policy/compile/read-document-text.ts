@@ -40,5 +40,5 @@ export function readDocumentText(file: string, what: string, maxBytes: number): 
 }
 
 function unreadable(file: string, what: string, code: string | undefined): ConfigError {
-  return new ConfigError(file, '$', `cannot read the ${what} (${code ?? 'error'})`, 'check the path and the file permissions');
+  return new ConfigError(file, '$', `cannot read the ${what} (${code ?? 'error'})`, code === 'EISDIR' ? 'name a .json, .yaml or .yml file, not a folder' : 'check the path and the file permissions');
 }
