@@ -2,6 +2,7 @@ export { SvcContainer, type InstancesOf, type RegisterOptions, type ServiceClass
 export type { ContainerServices, DeclaredInstanceName, DependenciesOf, DependenciesOfMap, DependencyCheck, MergedInstances, NamedInstanceOf, Simplify, UnmetDependencies, UnnamedInstanceOf } from './container-types';
 export { SvcApi, type SvcApiOptions } from './svc-api';
 export { ArgumentError } from './errors';
+export { MissingPeerError } from '../hosts/express/peer-express';
 export { ConfigError } from '../policy/compile/config-error';
 export { svcAcl, svcAclOpenApi, type SvcAclOptions } from './svc-acl';
 export { SvcgateHttpError, InvalidRequestError, UnauthorizedError, ForbiddenError, InsufficientScopeError, PolicyUnavailableError, type ErrorHeaders, type HttpErrorDetails } from '../guard/http-errors';

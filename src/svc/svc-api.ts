@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 // The app's own Express (4 or 5, a peer dependency): its types stay out of the published ones (see svc-http.ts).
-import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
+import { peerExpress } from '../hosts/express/peer-express';
 import '../guard/express-request';
 import { SvcgateHttpError } from '../guard/http-errors';
 import { answerFor, asError, logEntryFor } from './errors';
@@ -165,6 +166,7 @@ export class SvcApi {
     register(this.after, 'interceptAllAfter');
     for (const [interceptor, registeredWith] of registrations) (interceptor as BindableInterceptor)[BIND_TO_API]?.(this.openapi(), table, registeredWith);
 
+    const express = peerExpress<typeof import('express')>('SvcApi');
     const app = express();
     app.disable('x-powered-by');
     // Express 4 parses queries with qs ('extended') by default, 5 with 'simple': the same one on

@@ -1,6 +1,7 @@
 export { createTestIssuer, type TestIssuer, type TestIssuerOptions, type SignOptions, type TestDuration } from './create-test-issuer';
 export { TEST_ALGORITHMS, type TestAlgorithm } from './test-keys';
 export { ConfigError } from '../policy/compile/config-error';
+export { MissingPeerError } from '../hosts/express/peer-express';
 export {
   runPermissionSuite,
   type RunPermissionSuiteOptions,

@@ -1,6 +1,7 @@
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
+import { peerExpress } from '../hosts/express/peer-express';
 import { bearerJwtAcl } from '../hosts/express/express-acl';
 import type { DecisionLogEvent } from '../guard/decision-log';
 import type { Decision } from '../policy/evaluate/evaluator';
@@ -47,6 +48,7 @@ export interface SuiteServer {
 export async function serveGuardedApp(options: GuardedAppOptions): Promise<SuiteServer> {
   let passed: Decision | undefined;
   let logged: DecisionLogEvent | undefined;
+  const express = peerExpress<typeof import('express')>('A permission suite (svcgate test, runPermissionSuite)');
   const app = express();
   app.use(express.json());
   app.use(

@@ -13,15 +13,15 @@ export function versionOf(name: string): string {
 /**
  * A project outside the repository as a user sets one up: the repository packed by `npm pack`,
  * installed with `packages` (npm specs; from npm's cache when it holds them) in one `npm install`
- * into a new folder under the OS temp dir. Returns the project's folder.
+ * into a new folder under the OS temp dir, with `npmFlags` (e.g. `--omit=peer`). Returns the project's folder.
  */
-export function installPackedProject(name: string, packages: string[]): string {
+export function installPackedProject(name: string, packages: string[], npmFlags: readonly string[] = []): string {
   const work = mkdtempSync(join(tmpdir(), `svcgate-${name}-`));
   const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' })) as { filename: string }[];
   const project = join(work, name);
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name, private: true }));
-  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(work, packed!.filename), ...packages], { cwd: project, stdio: 'pipe' });
+  execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...npmFlags, join(work, packed!.filename), ...packages], { cwd: project, stdio: 'pipe' });
   return project;
 }
 
