@@ -89,7 +89,6 @@ function compile(values: Values, documents: CommandDocuments, acl = values.acl, 
 function compileWithDocument(values: Values, documents: CommandDocuments, acl = values.acl, aclOption: 'acl' | 'acl-new' = 'acl') {
   if (values.openapi === undefined) throw new UsageError('--openapi <file> is required');
   if (acl === undefined) throw new UsageError('--acl <file> is required');
-  if (values['ref-root'] === '') throw new UsageError('--ref-root needs a folder');
   // Read only when a $ref leads to another file: a wrong folder would otherwise pass unnoticed.
   if (values['ref-root'] !== undefined) checkExists(values['ref-root'], '--ref-root folder', 'folder');
   const anonymousDefault = values['anonymous-default'];
@@ -168,7 +167,6 @@ async function permissionTest(values: Values, rest: string[]): Promise<number> {
   const [suite, extra] = rest;
   if (suite === undefined) throw new UsageError('test needs <suite.yaml>');
   if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`);
-  if (values.junit === '') throw new UsageError('--junit needs a file');
   // Loaded here: the suite runs an Express app, which no other command needs to load.
   const [{ runPermissionSuite }, { formatSuiteResult }, { toJUnitXml }] = await Promise.all([import('../testing/run-permission-suite'), import('../testing/suite-report'), import('../testing/junit-report')]);
   // Before the suite runs: a report that cannot be written is known before the cases are waited for.

@@ -33,6 +33,9 @@ export const OPTIONS = {
 
 export type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
+/** The options that name a file or a folder: none of them may be empty. */
+const PATH_OPTIONS = new Set(['openapi', 'ref-root', 'acl', 'acl-new', 'out', 'html', 'signing-key', 'junit', 'svc']);
+
 /** Taken by every command, and by none: `svcgate --help`, `svcgate audit --help`. */
 const EVERYWHERE = ['help', 'version'];
 
@@ -57,7 +60,8 @@ export function readCommandLine(argv: string[]): { values: Values; positionals: 
     if (type === 'boolean' && token.value !== undefined) throw new UsageError(`${token.rawName} takes no value, got ${token.rawName}=${token.value} ${help}`, { helped: true });
     if (type === 'string') {
       const wanted = `${token.rawName} ${valueHint(command, token.name)}`;
-      if (token.value === undefined) throw new UsageError(`${token.rawName} needs a value: ${wanted} ${help}`, { helped: true });
+      // An empty path (`--html=`, `--out ""`) would be the working directory: 'cannot write ... (ENOENT)' said nothing useful.
+      if (token.value === undefined || (token.value === '' && PATH_OPTIONS.has(token.name))) throw new UsageError(`${token.rawName} needs a value: ${wanted} ${help}`, { helped: true });
       // What the strict parser calls ambiguous: `--openapi --acl x` is far more often a forgotten value than a file named --acl.
       if (!token.inlineValue && token.value.length > 1 && token.value.startsWith('-')) {
         throw new UsageError(`${token.rawName} needs a value: ${wanted}; it is followed by the option ${token.value} (write ${token.rawName}=${token.value} if that is the value) ${help}`, { helped: true });

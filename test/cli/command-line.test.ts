@@ -43,6 +43,14 @@ describe('options the parser refuses: one clear line each', () => {
     );
   });
 
+  test('an empty file or folder name is a missing value, not the working directory', async () => {
+    expect(refused(await svcgate('audit', ...API, '--html='))).toBe('svcgate: --html needs a value: --html <file> (svcgate audit --help)\n');
+    expect(refused(await svcgate('bundle', ...API, '--out', ''))).toBe('svcgate: --out needs a value: --out <file.tar.gz> (svcgate bundle --help)\n');
+    expect(refused(await svcgate('audit', '--openapi=', '--acl', join(EXAMPLE, 'permissions.yaml')))).toBe('svcgate: --openapi needs a value: --openapi <file> (svcgate audit --help)\n');
+    expect(refused(await svcgate('audit', ...API, '--ref-root', ''))).toBe('svcgate: --ref-root needs a value: --ref-root <dir> (svcgate audit --help)\n');
+    expect(refused(await svcgate('test', 'suite.yaml', '--junit='))).toBe('svcgate: --junit needs a value: --junit <file> (svcgate test --help)\n');
+  });
+
   test('an option given twice is refused, not the last one silently kept', async () => {
     expect(refused(await svcgate('diff', ...API, '--acl', 'new.yaml'))).toBe('svcgate: --acl is given twice; give it once (svcgate diff --help)\n');
   });
