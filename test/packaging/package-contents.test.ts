@@ -75,11 +75,24 @@ test('no published declaration imports express (a project without @types/express
 
 test('only what users need: no tests or fixtures, no compiled file without its source, and a bounded size', () => {
   const paths = packed.files.map((file) => file.path);
-  expect(paths.filter((path) => !/^(dist\/|src\/|policies\/authz\.rego$|README\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(path))).toEqual([]);
+  expect(paths.filter((path) => !/^(dist\/|src\/|docs\/[a-z-]+\.md$|policies\/authz\.rego$|README\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(path))).toEqual([]);
   expect(paths.filter((path) => /(^|\/)(test|tests|__tests__|fixtures)\/|\.test\.[cm]?[jt]s$/.test(path))).toEqual([]);
   const orphans = filesUnder('dist/cjs').filter((path) => !existsSync(join(pkg, path.replace(/^dist\/cjs\//, 'src/').replace(/\.(js|js\.map|d\.ts|d\.ts\.map)$/, '.ts'))));
   expect(orphans).toEqual([]);
   expect(paths).toEqual(expect.arrayContaining(['dist/policy.wasm', 'dist/esm/index.mjs', 'policies/authz.rego']));
   // 0.1.0 with maps and sources packs to about 0.6 MB; twice that means something was added by mistake.
   expect(packed.size).toBeLessThan(1_200_000);
+});
+
+test('every guide the README links to, and the errors and --help name, is in the package', () => {
+  // A ConfigError's fix ('see bearerJwtAcl in docs/openapi-apis.md'), `svcgate test --help` and
+  // the README (read in node_modules or an editor, offline) send users to docs/*.md.
+  const named = new Set<string>();
+  for (const path of ['README.md', ...filesUnder('dist/cjs').filter((file) => file.endsWith('.js'))]) {
+    for (const match of read(path).matchAll(/\bdocs\/([a-z-]+\.md)\b/g)) named.add(`docs/${match[1]}`);
+  }
+  expect(named.size).toBeGreaterThan(5);
+  expect([...named].filter((path) => !existsSync(join(pkg, path)))).toEqual([]);
+  // The generated API reference (docs/api/, `make docs`) is not shipped.
+  expect(packed.files.filter((file) => file.path.startsWith('docs/api/'))).toEqual([]);
 });
