@@ -22,19 +22,62 @@ import { parseGlob, showsPath, type AttributeGlob } from './attribute-glob';
 export function uniteAttributeLists(lists: readonly (readonly string[])[]): string[] {
   const granting = lists.filter(grantsSomething);
   if (granting.length === 1) return [...granting[0]!];
-  const parsed = granting.map((list) => list.map(parseGlob));
+  // A list met twice adds nothing: its negations are hidden by itself either way (see below).
+  const distinct = [...new Map(granting.map((list) => [JSON.stringify(list), list])).values()];
+  const byFirst = firstSegmentIndex(distinct);
   const united = new Set<string>();
-  granting.forEach((list, index) => {
-    list.forEach((glob, position) => {
-      const read = parsed[index]![position]!;
-      if (!read.negated || !shownByAnother(parsed, index, read)) united.add(glob);
-    });
-  });
+  const dropped = new Set<string>();
+  for (const list of distinct) {
+    for (const glob of list) {
+      if (united.has(glob) || dropped.has(glob)) continue;
+      const read = parseGlob(glob);
+      // A list never shows the path its own negation names (nothing there is more specific, and a
+      // negation wins a tie), so "shown by another list" is "shown by any": asked once per spelling.
+      if (!read.negated || !shownByAny(byFirst, read.segments)) united.add(glob);
+      else dropped.add(glob);
+    }
+  }
   return [...united];
 }
 
-function shownByAnother(lists: readonly (readonly AttributeGlob[])[], self: number, negation: AttributeGlob): boolean {
-  return lists.some((list, index) => index !== self && showsPath(list, negation.segments));
+/** For each first segment (`*` included), the lists that hold globs starting with it, with those globs. */
+type FirstSegmentIndex = Map<string, Map<number, AttributeGlob[]>>;
+
+/**
+ * Built once per union, so that a negation is compared only with the globs that can cover its
+ * path: those starting with its first segment or with `*`. Comparing it with every glob of every
+ * other list made a chain of $extend cubic in its length (a role unites the lists of all it
+ * extends, and each negation met every glob of them): 100 roles of 21 globs took 2.6 s.
+ */
+function firstSegmentIndex(lists: readonly (readonly string[])[]): FirstSegmentIndex {
+  const index: FirstSegmentIndex = new Map();
+  lists.forEach((list, position) => {
+    for (const glob of list.map(parseGlob)) {
+      const first = glob.segments[0];
+      if (first === undefined) continue;
+      let holders = index.get(first);
+      if (holders === undefined) index.set(first, (holders = new Map()));
+      let globs = holders.get(position);
+      if (globs === undefined) holders.set(position, (globs = []));
+      globs.push(glob);
+    }
+  });
+  return index;
+}
+
+function shownByAny(index: FirstSegmentIndex, path: readonly string[]): boolean {
+  const first = path[0];
+  if (first === undefined) return false;
+  const named = index.get(first);
+  const wild = first === '*' ? undefined : index.get('*');
+  // Lazily, list by list: the first list that shows the path settles it.
+  for (const [position, globs] of named ?? []) {
+    if (showsPath([...globs, ...(wild?.get(position) ?? [])], path)) return true;
+  }
+  for (const [position, globs] of wild ?? []) {
+    if (!named?.has(position) && showsPath(globs, path)) return true;
+  }
+  return false;
 }
 
 /**
