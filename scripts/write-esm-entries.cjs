@@ -11,6 +11,9 @@ mkdirSync(join(root, 'dist/esm'), { recursive: true });
 for (const [name, target] of Object.entries(entries)) {
   const names = Object.keys(require(join(root, 'dist/cjs', target))).filter((key) => key !== '__esModule');
   const body = names.length > 0 ? `export const { ${names.join(', ')} } = cjs;\n` : '';
-  writeFileSync(join(root, 'dist/esm', `${name}.mjs`), `import cjs from '../cjs/${target}';\n${body}`);
+  // The default is module.exports, as Node gives it for an import of a CommonJS module: the
+  // published types are the CommonJS declarations, so TypeScript accepts `import policy from
+  // 'svcgate/policy'` under nodenext, and it must load.
+  writeFileSync(join(root, 'dist/esm', `${name}.mjs`), `import cjs from '../cjs/${target}';\n${body}export default cjs;\n`);
 }
 console.log(`dist/esm: ${Object.keys(entries).length} entry points`);
