@@ -272,6 +272,26 @@ function exit(code: number): void {
   process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 }
 
+/**
+ * Node ends a process whose event loop empties even while a promise is pending: a module given to
+ * `openapi --svc` whose top-level await never settles would otherwise end the CLI with exit 0 and
+ * nothing on stdout, an empty document for the next command of a pipeline.
+ */
+function refuseUnfinished(): () => void {
+  const unfinished = () => {
+    process.stderr.write('svcgate: the command stopped before it finished: what it waited for can never settle (a top-level await in the --svc module that nothing resolves?)\n');
+    process.exitCode = 2;
+  };
+  process.once('exit', unfinished);
+  return () => process.off('exit', unfinished);
+}
+
 if (require.main === module) {
-  main(process.argv.slice(2)).then(exit, (error: unknown) => exit(report(error)));
+  const finished = refuseUnfinished();
+  void main(process.argv.slice(2))
+    .catch(report)
+    .then((code) => {
+      finished();
+      exit(code);
+    });
 }

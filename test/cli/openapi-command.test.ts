@@ -101,6 +101,13 @@ test('a module without a SvcApi or SvcContainer, a missing module, a module that
   expect(await svcgate('openapi')).toMatchObject({ code: 2, stderr: 'svcgate: --svc <module> is required: a module that exports a SvcApi or SvcContainer (svcgate --help)\n' });
 });
 
+test('a module whose top-level await never settles: exit 2 and a line, not exit 0 with an empty document', async () => {
+  writeFileSync(join(project, 'never.mjs'), 'export const port = 3000;\nawait new Promise(() => {});\n');
+  const { code, stdout, stderr } = await svcgate('openapi', '--svc', join(project, 'never.mjs'));
+  expect({ code, stdout }).toEqual({ code: 2, stdout: '' });
+  expect(stderr).toBe('svcgate: the command stopped before it finished: what it waited for can never settle (a top-level await in the --svc module that nothing resolves?)\n');
+});
+
 test('openapi is in the help', async () => {
   expect((await svcgate('--help')).stdout).toContain('svcgate openapi --svc <module>');
   expect((await svcgate('openapi', '--help')).stdout).toContain('\n  --svc <module>');
