@@ -275,18 +275,31 @@ function exit(code: number): void {
 /**
  * Node ends a process whose event loop empties even while a promise is pending: a module given to
  * `openapi --svc` whose top-level await never settles would otherwise end the CLI with exit 0 and
- * nothing on stdout, an empty document for the next command of a pipeline.
+ * nothing on stdout, an empty document for the next command of a pipeline. 'beforeExit' is that
+ * case only: process.exit() and an uncaught error do not emit it.
  */
 function refuseUnfinished(): () => void {
   const unfinished = () => {
     process.stderr.write('svcgate: the command stopped before it finished: what it waited for can never settle (a top-level await in the --svc module that nothing resolves?)\n');
-    process.exitCode = 2;
+    exit(2);
   };
-  process.once('exit', unfinished);
-  return () => process.off('exit', unfinished);
+  process.once('beforeExit', unfinished);
+  return () => process.off('beforeExit', unfinished);
+}
+
+/**
+ * A reader that stops early (`svcgate audit --json | head -1`) closes the pipe: the output it did
+ * not read is no failure of the command, which ends with its own exit code instead of Node's
+ * "Unhandled 'error' event" and a stack trace.
+ */
+function ignoreClosedOutput(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
 }
 
 if (require.main === module) {
+  ignoreClosedOutput();
   const finished = refuseUnfinished();
   void main(process.argv.slice(2))
     .catch(report)
