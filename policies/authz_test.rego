@@ -335,3 +335,10 @@ test_negations_only_neither_grant_nor_hide_beside_a_granting_role if {
 	d.role == "admin"
 	d.attributes == ["*"]
 }
+
+# A negation another role answers with a negation as specific (spelled otherwise) is kept: that
+# role hides the path too. The policy compares it only with that role's globs starting with the
+# path's first key or `*`, and skips a role that holds the same negation.
+test_union_a_tie_in_another_role_keeps_the_negation if {
+	union_of(["user", "admin"]) == ["!a.b", "*", "a.b"] with union_sets as object.union(union_sets, {"u": {"any": ["*", "!a.b"]}, "a": {"any": ["a.b", "!*.b"]}})
+}
