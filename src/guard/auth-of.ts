@@ -16,9 +16,11 @@ export class NotGuardedError extends Error {
  * guard, and `authOf(req).filter(user)` needs no `!`. Takes an Express request (bearerJwtAcl,
  * svcAcl) or a service method's context (`authOf(context)` in SvcApi). Throws NotGuardedError
  * when the request carries none, or an `auth` some other middleware set (express-jwt and
- * express-oauth2-jwt-bearer use the same property), which has no decision and no filter.
+ * express-oauth2-jwt-bearer use the same property), which has no decision and no filter. It takes
+ * an `auth` of any type, since it checks at run time: where express-oauth2-jwt-bearer's
+ * declaration of `req.auth` won over svcgate's, `authOf(req)` compiles all the same, with no cast.
  */
-export function authOf(request: { readonly auth?: RequestAuth | undefined }): RequestAuth {
+export function authOf(request: { readonly auth?: unknown }): RequestAuth {
   const auth: unknown = request.auth;
   if (isRequestAuth(auth)) return auth;
   const problem = auth === undefined ? 'the request has no auth: no svcgate guard allowed it' : "the request's auth is not svcgate's (it has no decision and filter): another middleware set it";

@@ -73,6 +73,34 @@ test("an auth another middleware set (express-jwt's payload) is not taken for th
   }
 });
 
+// Where express-oauth2-jwt-bearer's declaration of req.auth wins over svcgate's (both installed,
+// skipLibCheck: true, its file read first; docs/migrating.md), req.auth is its AuthResult.
+// authOf(req) still compiles there, and checks at run time which middleware set it.
+interface OtherPackagesRequest {
+  auth?: { header: Record<string, unknown>; payload: Record<string, unknown>; token: string };
+}
+
+test("authOf compiles on a request whose auth another package's declaration types, and tells the guard's from the other's", async () => {
+  const { url, close, thrown } = await serve((app) =>
+    app.get('/api/v1/users/:userId', (req, res, next) => {
+      if (req.headers.authorization !== undefined) return next();
+      const other = req as unknown as OtherPackagesRequest;
+      other.auth = { header: { alg: 'HS256' }, payload: { sub: 'u-1' }, token: 't' };
+      res.json(authOf(other).filter(user));
+    }),
+  );
+  try {
+    expect((await fetch(`${url}/api/v1/users/1`)).status).toBe(500);
+    expect(thrown[0]).toBeInstanceOf(NotGuardedError);
+    const guarded: OtherPackagesRequest = { auth: undefined };
+    expect(() => authOf(guarded)).toThrow(NotGuardedError);
+    const allowed = await fetch(`${url}/api/v1/users/1`, { headers: { authorization: await bearer({ role: 'user', userId: 1 }) } });
+    expect([allowed.status, await allowed.json()]).toEqual([200, { id: 1, name: 'Ada' }]);
+  } finally {
+    await close();
+  }
+});
+
 describe('in a SvcApi method, authOf(context)', () => {
   class ProfileService {
     getProfile(_argument: unknown, context: SvcCallContext) {
