@@ -33,8 +33,12 @@ export const OPTIONS = {
 
 export type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-/** The options that name a file or a folder: none of them may be empty. */
-const PATH_OPTIONS = new Set(['openapi', 'ref-root', 'acl', 'acl-new', 'out', 'html', 'signing-key', 'junit', 'svc']);
+/**
+ * The one option whose value may be empty: no scopes. Any other empty value is a slip, often an
+ * unset variable (`--revision "$GIT_SHA"` wrote a bundle of revision ""), and an empty path would
+ * be the working directory.
+ */
+const MAY_BE_EMPTY = new Set(['required-scopes']);
 
 /** Taken by every command, and by none: `svcgate --help`, `svcgate audit --help`. */
 const EVERYWHERE = ['help', 'version'];
@@ -60,8 +64,7 @@ export function readCommandLine(argv: string[]): { values: Values; positionals: 
     if (type === 'boolean' && token.value !== undefined) throw new UsageError(`${token.rawName} takes no value, got ${token.rawName}=${token.value} ${help}`, { helped: true });
     if (type === 'string') {
       const wanted = `${token.rawName} ${valueHint(command, token.name)}`;
-      // An empty path (`--html=`, `--out ""`) would be the working directory: 'cannot write ... (ENOENT)' said nothing useful.
-      if (token.value === undefined || (token.value === '' && PATH_OPTIONS.has(token.name))) throw new UsageError(`${token.rawName} needs a value: ${wanted} ${help}`, { helped: true });
+      if (token.value === undefined || (token.value === '' && !MAY_BE_EMPTY.has(token.name))) throw new UsageError(`${token.rawName} needs a value: ${wanted} ${help}`, { helped: true });
       // What the strict parser calls ambiguous: `--openapi --acl x` is far more often a forgotten value than a file named --acl.
       if (!token.inlineValue && token.value.length > 1 && token.value.startsWith('-')) {
         throw new UsageError(`${token.rawName} needs a value: ${wanted}; it is followed by the option ${token.value} (write ${token.rawName}=${token.value} if that is the value) ${help}`, { helped: true });

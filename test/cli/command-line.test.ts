@@ -43,12 +43,18 @@ describe('options the parser refuses: one clear line each', () => {
     );
   });
 
-  test('an empty file or folder name is a missing value, not the working directory', async () => {
+  test('an empty value is a missing value: not the working directory, not a bundle of revision ""', async () => {
     expect(refused(await svcgate('audit', ...API, '--html='))).toBe('svcgate: --html needs a value: --html <file> (svcgate audit --help)\n');
     expect(refused(await svcgate('bundle', ...API, '--out', ''))).toBe('svcgate: --out needs a value: --out <file.tar.gz> (svcgate bundle --help)\n');
     expect(refused(await svcgate('audit', '--openapi=', '--acl', join(EXAMPLE, 'permissions.yaml')))).toBe('svcgate: --openapi needs a value: --openapi <file> (svcgate audit --help)\n');
     expect(refused(await svcgate('audit', ...API, '--ref-root', ''))).toBe('svcgate: --ref-root needs a value: --ref-root <dir> (svcgate audit --help)\n');
     expect(refused(await svcgate('test', 'suite.yaml', '--junit='))).toBe('svcgate: --junit needs a value: --junit <file> (svcgate test --help)\n');
+    // An unset variable in CI: --revision "$GIT_SHA".
+    expect(refused(await svcgate('bundle', ...API, '--revision', '', '--out', join(dir, 'b.tar.gz')))).toBe('svcgate: --revision needs a value: --revision <r> (svcgate bundle --help)\n');
+    expect(refused(await svcgate('bundle', ...API, '--signing-key', join(dir, 'k.pem'), '--signing-key-id=', '--out', join(dir, 'b.tar.gz')))).toBe('svcgate: --signing-key-id needs a value: --signing-key-id <id> (svcgate bundle --help)\n');
+    expect(refused(await svcgate('explain', ...API, '--scheme', '', 'GET', '/users'))).toBe('svcgate: --scheme needs a value: --scheme <name> (svcgate explain --help)\n');
+    // --required-scopes "" is no scopes, as an empty scope claim is.
+    expect((await svcgate('audit', ...API, '--required-scopes', '')).code).toBe(0);
   });
 
   test('an option given twice is refused, not the last one silently kept', async () => {
