@@ -54,7 +54,9 @@ export function buildInput(
   // Only an absent claim falls back to `role`; a path through something that is not an object gives null, which the policy denies.
   const bound = readClaim(payload, claimPath(roleBinding));
   const role = bound === undefined ? readClaim(payload, ROLE) : bound;
-  if (role !== undefined) input.role = role;
+  // A role named twice grants nothing more, and each copy would be one more list the policy unites
+  // with every other (a token with two roles repeated 500 times cost a decision 76 s, not 36 ms).
+  if (role !== undefined) input.role = Array.isArray(role) ? [...new Set(role)] : role;
   if (operation.secured && operation.scopes.length > 0) input.scopes = scopesForOperation(operation, payload);
 
   for (const { key: k, param, binding } of ownedParams(operation)) {
