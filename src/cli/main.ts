@@ -44,14 +44,20 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === undefined) throw new UsageError('no command given');
-  checkOptions(command, values);
-  const documents = await CommandDocuments.read(values);
-  const warnings = new StrictWarnings();
   try {
-    const code = await run(command, values, rest, warnings, documents);
-    return await warnings.exitCode(code, values.strict === true);
-  } finally {
-    warnings.close();
+    checkOptions(command, values);
+    const documents = await CommandDocuments.read(values);
+    const warnings = new StrictWarnings();
+    try {
+      const code = await run(command, values, rest, warnings, documents);
+      return await warnings.exitCode(code, values.strict === true);
+    } finally {
+      warnings.close();
+    }
+  } catch (error) {
+    // `explain takes no --out` points to explain's help, which lists what it takes.
+    if (error instanceof UsageError) error.command ??= command;
+    throw error;
   }
 }
 
@@ -259,7 +265,8 @@ function parseClaims(text: string): Record<string, unknown> {
 /** Every failure is one line on stderr: the problem and, for usage errors, where to look. */
 function report(error: unknown): number {
   const message = (error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ');
-  process.stderr.write(`svcgate: ${message}${error instanceof UsageError && !error.helped ? ' (svcgate --help)' : ''}\n`);
+  const help = error instanceof UsageError && !error.helped ? ` (svcgate ${error.command === undefined ? '' : `${error.command} `}--help)` : '';
+  process.stderr.write(`svcgate: ${message}${help}\n`);
   return 2;
 }
 

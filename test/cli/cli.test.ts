@@ -25,7 +25,7 @@ describe('--version and --help', () => {
   });
 
   test("an option of another command is refused, not ignored; so is an unknown command", async () => {
-    expect(await svcgate('explain', ...API, '--out', '/tmp/x', 'GET', '/users')).toMatchObject({ code: 2, stderr: 'svcgate: explain takes no --out (svcgate --help)\n' });
+    expect(await svcgate('explain', ...API, '--out', '/tmp/x', 'GET', '/users')).toMatchObject({ code: 2, stderr: 'svcgate: explain takes no --out (svcgate explain --help)\n' });
     expect((await svcgate('audti', ...API)).stderr).toMatch(/unknown command audti; the commands are build, explain, audit, diff, bundle/);
   });
 });
@@ -92,7 +92,7 @@ describe('svcgate build', () => {
   test('needs --out', async () => {
     const { code, stderr } = await svcgate('build', ...API);
     expect(code).toBe(2);
-    expect(stderr).toBe('svcgate: --out <dir> is required (svcgate --help)\n');
+    expect(stderr).toBe('svcgate: --out <dir> is required (svcgate build --help)\n');
   });
 });
 
@@ -248,7 +248,7 @@ describe('scopes and claim paths', () => {
     expect(stdout).toContain('decision: ALLOW\nrole: user');
     const bad = await svcgate('explain', ...SCOPED, '--role-binding', 'realm_access.', 'GET', '/accounts');
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toBe('svcgate: --role-binding: the path ends with a dot (remove the trailing dot, e.g. role, realm_access.roles or ["https://example.com/roles"]) (svcgate --help)\n');
+    expect(bad.stderr).toBe('svcgate: --role-binding: the path ends with a dot (remove the trailing dot, e.g. role, realm_access.roles or ["https://example.com/roles"]) (svcgate explain --help)\n');
   });
 });
 
@@ -269,7 +269,7 @@ describe('bad input: one line on stderr and exit code 2', () => {
     ['an ACL naming an unknown path', ['audit', '--openapi', join(EXAMPLE, 'openapi.yaml'), '--acl', unknownPath], /^svcgate: .*unknown\.json at \$\.user\["\/nowhere"\]: \/nowhere is not a path/],
     ['invalid --token-claims', ['explain', ...API, '--token-claims', '{role:', 'GET', '/users'], /^svcgate: --token-claims is not valid JSON/],
     ['--token-claims that is not an object', ['explain', ...API, '--token-claims', '[1]', 'GET', '/users'], /^svcgate: --token-claims must be a JSON object/],
-    ['a path of no operation', ['explain', ...API, 'GET', '/nowhere'], /^svcgate: no operation of the document matches GET \/nowhere \(svcgate --help\)\n$/],
+    ['a path of no operation', ['explain', ...API, 'GET', '/nowhere'], /^svcgate: no operation of the document matches GET \/nowhere \(svcgate explain --help\)\n$/],
     // A documented path with a method it does not declare: the methods it takes, as a 405's Allow lists them.
     ['a method the path does not take', ['explain', ...API, 'PATCH', '/users'], /^svcgate: no operation of the document matches PATCH \/users; \/users takes GET, HEAD, POST \(the adapters answer 405 with Allow\)/],
     ['a method the path does not take, under the servers prefix', ['explain', ...API, 'DELETE', '/api/v1/users/3/reports/2024-01'], /; \/api\/v1\/users\/3\/reports\/2024-01 takes GET, HEAD \(/],

@@ -62,7 +62,7 @@ describe('options the parser refuses: one clear line each', () => {
   });
 
   test('an argument a command does not take', async () => {
-    expect(refused(await svcgate('audit', ...API, 'extra'))).toBe('svcgate: unexpected argument extra (svcgate --help)\n');
+    expect(refused(await svcgate('audit', ...API, 'extra'))).toBe('svcgate: unexpected argument extra (svcgate audit --help)\n');
   });
 });
 

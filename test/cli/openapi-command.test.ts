@@ -98,7 +98,7 @@ test('a module without a SvcApi or SvcContainer, a missing module, a module that
   expect(throws.code).toBe(2);
   expect(throws.stderr).toMatch(/^svcgate: \S+throws\.cjs at \$: cannot load the SvcApi module: DATABASE_URL is not set\. Fix: the module must load with node/);
   expect(throws.stderr.trimEnd().split('\n')).toHaveLength(1);
-  expect(await svcgate('openapi')).toMatchObject({ code: 2, stderr: 'svcgate: --svc <module> is required: a module that exports a SvcApi or SvcContainer (svcgate --help)\n' });
+  expect(await svcgate('openapi')).toMatchObject({ code: 2, stderr: 'svcgate: --svc <module> is required: a module that exports a SvcApi or SvcContainer (svcgate openapi --help)\n' });
 });
 
 test('a module whose top-level await never settles: exit 2 and a line, not exit 0 with an empty document', async () => {

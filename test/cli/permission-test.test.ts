@@ -83,10 +83,10 @@ describe('svcgate test', () => {
   });
 
   test('usage: the suite is required, one only; --junit is this command’s; --help tells the format’s place', async () => {
-    expect(await svcgate('test')).toMatchObject({ code: 2, stderr: 'svcgate: test needs <suite.yaml> (svcgate --help)\n' });
-    expect(await svcgate('test', SUITE, SUITE)).toMatchObject({ code: 2, stderr: `svcgate: unexpected argument ${SUITE} (svcgate --help)\n` });
-    expect(await svcgate('test', SUITE, '--openapi', 'x.yaml')).toMatchObject({ code: 2, stderr: 'svcgate: test takes no --openapi (svcgate --help)\n' });
-    expect(await svcgate('explain', '--junit', 'x.xml', 'GET', '/users')).toMatchObject({ code: 2, stderr: 'svcgate: explain takes no --junit (svcgate --help)\n' });
+    expect(await svcgate('test')).toMatchObject({ code: 2, stderr: 'svcgate: test needs <suite.yaml> (svcgate test --help)\n' });
+    expect(await svcgate('test', SUITE, SUITE)).toMatchObject({ code: 2, stderr: `svcgate: unexpected argument ${SUITE} (svcgate test --help)\n` });
+    expect(await svcgate('test', SUITE, '--openapi', 'x.yaml')).toMatchObject({ code: 2, stderr: 'svcgate: test takes no --openapi (svcgate test --help)\n' });
+    expect(await svcgate('explain', '--junit', 'x.xml', 'GET', '/users')).toMatchObject({ code: 2, stderr: 'svcgate: explain takes no --junit (svcgate explain --help)\n' });
     expect((await svcgate('--help')).stdout).toContain('  svcgate test <suite.yaml> [--junit <file>]\n');
     const help = await svcgate('test', '--help');
     expect(help.stdout).toMatch(/^usage: svcgate test <suite\.yaml> \[--junit <file>\]\n/);

@@ -63,7 +63,7 @@ test('--openapi - and --acl - decide as the files do, JSON or YAML', async () =>
 });
 
 test('standard input once, and its errors named <stdin>: one line, exit 2', async () => {
-  expect(await svcgateWithInput('', 'audit', '--openapi', '-', '--acl', '-')).toEqual({ code: 2, stdout: '', stderr: 'svcgate: --openapi and --acl are both -: standard input holds one document; give the others as files (svcgate --help)\n' });
+  expect(await svcgateWithInput('', 'audit', '--openapi', '-', '--acl', '-')).toEqual({ code: 2, stdout: '', stderr: 'svcgate: --openapi and --acl are both -: standard input holds one document; give the others as files (svcgate audit --help)\n' });
   expect(await svcgateWithInput('', 'audit', '--openapi', '-', '--acl', ACL)).toEqual({ code: 2, stdout: '', stderr: 'svcgate: <stdin> at $: the OpenAPI document is empty. Fix: the top level must be an object\n' });
   const truncated = await svcgateWithInput('{"openapi": ', 'audit', '--openapi', '-', '--acl', ACL);
   expect(truncated).toMatchObject({ code: 2, stdout: '' });

@@ -60,7 +60,7 @@ test('--anonymous-default none builds a bundle whose data grants callers without
 });
 
 test('bad arguments are one line on stderr and exit code 2', async () => {
-  expect(await svcgate('bundle', ...API)).toMatchObject({ code: 2, stderr: 'svcgate: --out <file.tar.gz> is required (svcgate --help)\n' });
+  expect(await svcgate('bundle', ...API)).toMatchObject({ code: 2, stderr: 'svcgate: --out <file.tar.gz> is required (svcgate bundle --help)\n' });
   expect(await svcgate('bundle', ...API, '--signing-alg', 'ES256', '--out', join(dir, 'x.tar.gz'))).toMatchObject({ code: 2, stderr: expect.stringMatching(/need --signing-key <file>/) });
   expect(await svcgate('bundle', ...API, '--signing-key', join(dir, 'none.pem'), '--signing-alg', 'none', '--out', join(dir, 'x.tar.gz'))).toMatchObject({ code: 2, stderr: expect.stringMatching(/--signing-alg must be one of RS256/) });
 });
