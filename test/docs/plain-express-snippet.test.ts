@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
 import { SignJWT } from 'jose';
-import { bearerJwt, bearerJwtAcl, type DecisionLogEvent } from '../../src/auth';
+import { authOf, bearerJwt, bearerJwtAcl, type DecisionLogEvent } from '../../src/auth';
 import { listen } from '../helpers/listen';
 
 // The "With plain Express" block of docs/openapi-apis.md, run as written (its imports taken out and
@@ -52,13 +52,13 @@ function runSnippet(express: () => ExpressApp): { app: ExpressApp; events: Decis
     loadUser: (id: string) => USERS[id],
   };
   expect(given.sort()).toEqual(Object.keys(values).sort());
-  const names = ['express', 'bearerJwt', 'bearerJwtAcl', 'process', ...given];
+  const names = ['express', 'authOf', 'bearerJwt', 'bearerJwtAcl', 'process', ...given];
   const env = { ...process.env, JWT_SECRET: SECRET };
   const cwd = process.cwd();
   // The block names its files relative to the working directory, as an app's start script does; they are read here, once.
   process.chdir(projectFolder());
   try {
-    const app = new Function(...names, `${code}\nreturn app;`)(express, bearerJwt, bearerJwtAcl, { ...process, env }, ...given.map((name) => values[name])) as ExpressApp;
+    const app = new Function(...names, `${code}\nreturn app;`)(express, authOf, bearerJwt, bearerJwtAcl, { ...process, env }, ...given.map((name) => values[name])) as ExpressApp;
     return { app, events };
   } finally {
     process.chdir(cwd);
