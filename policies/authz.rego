@@ -116,16 +116,26 @@ shown_by_another_role(i, negation, path) if {
 	j != i
 	not caller_globs[j][negation]
 	may_show(grant_firsts[j], path[0])
-	shows([glob | some glob in object.get(granted, possession, []); starts_with_key(glob, path[0])], path)
+	shows(covering_globs(j, granted, path[0]), path)
 }
+
+# The globs of role j that start with `key` or `*`: only those starting with `*` (listed once per
+# request) when no glob of the role starts with `key`, as when the roles hide different fields.
+covering_globs(j, grants, key) := star_globs[j] if not glob_firsts[j][key]
+
+else := [glob | some glob in object.get(grants, possession, []); starts_with_key(glob, key)]
 
 may_show(firsts, key) if firsts[key]
 
 may_show(firsts, _) if firsts["*"]
 
-# For each role of the caller (in caller_grants' order), its globs as a set, and the first keys of
-# those it grants with.
+# For each role of the caller (in caller_grants' order): its globs as a set, the first keys of all
+# its globs, its globs starting with `*`, and the first keys of those it grants with.
 caller_globs := [{glob | some glob in object.get(granted, possession, [])} | some granted in caller_grants]
+
+glob_firsts := [{first_key(glob) | some glob in object.get(granted, possession, [])} | some granted in caller_grants]
+
+star_globs := [[glob | some glob in object.get(granted, possession, []); starts_with_key(glob, "*")] | some granted in caller_grants]
 
 grant_firsts := [{first_key(glob) | some glob in object.get(granted, possession, []); not startswith(glob, "!")} | some granted in caller_grants]
 
