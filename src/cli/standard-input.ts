@@ -15,12 +15,17 @@ type DocumentOption = keyof typeof DOCUMENT_OPTIONS;
 /**
  * The documents of a command line, by path, or read from standard input for the one option given
  * `-`: `svcgate openapi --svc ./api.js | svcgate bundle --openapi - --acl ...` needs no file
- * between the two commands. Standard input is read once, so only one option may be `-`.
+ * between the two commands. Standard input is read once, so only one option may be `-`. A URL is
+ * refused here: no document is fetched.
  */
 export class CommandDocuments {
   private constructor(private readonly piped: { option: DocumentOption; value: Record<string, unknown> } | undefined) {}
 
   static async read(values: Partial<Record<DocumentOption, string>>): Promise<CommandDocuments> {
+    for (const option of Object.keys(DOCUMENT_OPTIONS) as DocumentOption[]) {
+      // Read as a path, a URL was `<cwd>/https:/host/api.yaml ... (ENOENT)`: say that none is fetched.
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(values[option] ?? '')) throw new UsageError(`--${option} takes a file, not a URL: svcgate fetches no document (download it first, e.g. curl -fo api.yaml <url>, or pipe it: curl -f <url> | svcgate ... --${option} -)`);
+    }
     const piped = (Object.keys(DOCUMENT_OPTIONS) as DocumentOption[]).filter((option) => values[option] === STANDARD_INPUT);
     if (piped.length > 1) throw new UsageError(`${piped.map((option) => `--${option}`).join(' and ')} are both -: standard input holds one document; give the others as files`);
     const [option] = piped;

@@ -62,6 +62,14 @@ test('--openapi - and --acl - decide as the files do, JSON or YAML', async () =>
   expect(diff.stdout).toContain('widened  anonymous on GET /users: - -> any ["*"]; new ACL: anonymous /users read:any ["*"]\n');
 });
 
+test('a URL given as a document: none is fetched, and the line says how to give it', async () => {
+  const { code, stderr } = await svcgate('audit', '--openapi', 'https://example.com/openapi.yaml', '--acl', ACL);
+  expect({ code, stderr }).toEqual({
+    code: 2,
+    stderr: 'svcgate: --openapi takes a file, not a URL: svcgate fetches no document (download it first, e.g. curl -fo api.yaml <url>, or pipe it: curl -f <url> | svcgate ... --openapi -) (svcgate audit --help)\n',
+  });
+});
+
 test('standard input once, and its errors named <stdin>: one line, exit 2', async () => {
   expect(await svcgateWithInput('', 'audit', '--openapi', '-', '--acl', '-')).toEqual({ code: 2, stdout: '', stderr: 'svcgate: --openapi and --acl are both -: standard input holds one document; give the others as files (svcgate audit --help)\n' });
   expect(await svcgateWithInput('', 'audit', '--openapi', '-', '--acl', ACL)).toEqual({ code: 2, stdout: '', stderr: 'svcgate: <stdin> at $: the OpenAPI document is empty. Fix: the top level must be an object\n' });
