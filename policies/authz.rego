@@ -93,8 +93,8 @@ grants_possession(wanted) if {
 }
 
 grants_something(list) if {
-	some glob in list
-	not startswith(glob, "!")
+	some pattern in list
+	not startswith(pattern, "!")
 }
 
 kept_in_union(_, attribute) if not startswith(attribute, "!")
@@ -123,7 +123,7 @@ shown_by_another_role(i, negation, path) if {
 # request) when no glob of the role starts with `key`, as when the roles hide different fields.
 covering_globs(j, grants, key) := star_globs[j] if not glob_firsts[j][key]
 
-else := [glob | some glob in object.get(grants, possession, []); starts_with_key(glob, key)]
+else := [pattern | some pattern in possessed(grants); starts_with_key(pattern, key)]
 
 may_show(firsts, key) if firsts[key]
 
@@ -131,21 +131,28 @@ may_show(firsts, _) if firsts["*"]
 
 # For each role of the caller (in caller_grants' order): its globs as a set, the first keys of all
 # its globs, its globs starting with `*`, and the first keys of those it grants with.
-caller_globs := [{glob | some glob in object.get(granted, possession, [])} | some granted in caller_grants]
+caller_globs := [{pattern | some pattern in possessed(granted)} | some granted in caller_grants]
 
-glob_firsts := [{first_key(glob) | some glob in object.get(granted, possession, [])} | some granted in caller_grants]
+glob_firsts := [{first_key(pattern) | some pattern in possessed(granted)} | some granted in caller_grants]
 
-star_globs := [[glob | some glob in object.get(granted, possession, []); starts_with_key(glob, "*")] | some granted in caller_grants]
+star_globs := [[pattern | some pattern in possessed(granted); starts_with_key(pattern, "*")] |
+	some granted in caller_grants
+]
 
-grant_firsts := [{first_key(glob) | some glob in object.get(granted, possession, []); not startswith(glob, "!")} | some granted in caller_grants]
+grant_firsts := [{first_key(pattern) | some pattern in possessed(granted); not startswith(pattern, "!")} |
+	some granted in caller_grants
+]
 
-first_key(glob) := glob_segments(glob)[0]
+# A role's list for the deciding possession.
+possessed(granted) := object.get(granted, possession, [])
+
+first_key(pattern) := glob_segments(pattern)[0]
 
 # Whether a glob's first key is `key` or `*`: read from its text, leading dots skipped as
 # glob_segments skips empty segments, with no split.
-starts_with_key(glob, key) if leads_with(trim_left(trim_prefix(glob, "!"), "."), key)
+starts_with_key(pattern, key) if leads_with(trim_left(trim_prefix(pattern, "!"), "."), key)
 
-starts_with_key(glob, _) if leads_with(trim_left(trim_prefix(glob, "!"), "."), "*")
+starts_with_key(pattern, _) if leads_with(trim_left(trim_prefix(pattern, "!"), "."), "*")
 
 leads_with(text, key) if text == key
 
@@ -156,21 +163,21 @@ leads_with(text, key) if startswith(text, concat("", [key, "."]))
 # wins a tie, and a path no glob covers is hidden. The same rule as the filter's
 # (src/policy/attributes/attribute-glob.ts).
 shows(list, path) if {
-	best := max([cover_rank(glob, path) | some glob in list])
+	best := max([cover_rank(pattern, path) | some pattern in list])
 	best >= 0
-	every glob in list {
-		not negation_at(glob, path, best)
+	every pattern in list {
+		not negation_at(pattern, path, best)
 	}
 }
 
-negation_at(glob, path, rank) if {
-	startswith(glob, "!")
-	cover_rank(glob, path) == rank
+negation_at(pattern, path, rank) if {
+	startswith(pattern, "!")
+	cover_rank(pattern, path) == rank
 }
 
 # Twice the glob's length, plus one when it ends in a name; -1 when it does not cover the path.
-cover_rank(glob, path) := rank if {
-	segments := glob_segments(glob)
+cover_rank(pattern, path) := rank if {
+	segments := glob_segments(pattern)
 	count(segments) > 0
 	count(segments) <= count(path)
 	every k, segment in segments {
@@ -187,7 +194,7 @@ segment_matches("*", _)
 
 segment_matches(segment, key) if segment == key
 
-glob_segments(glob) := [segment | some segment in split(trim_prefix(glob, "!"), "."); segment != ""]
+glob_segments(pattern) := [segment | some segment in split(trim_prefix(pattern, "!"), "."); segment != ""]
 
 operation := data.svcgate.acl.operations[input.operation]
 
