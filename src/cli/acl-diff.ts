@@ -45,7 +45,8 @@ export async function aclDiff(before: AclVersion, after: AclVersion): Promise<Ce
   return changes;
 }
 
-function cell(data: DataDocument, operation: string, role: string, access: Access): Cell {
+/** The cell as the policy decides it, its attributes the compiler's (united along `$extend`) in canonical form; also the audit page's. */
+export function cell(data: DataDocument, operation: string, role: string, access: Access): Cell {
   if (access === 'public') return { access, attributes: ['*'] };
   if (access === '-') return { access, attributes: [] };
   const row = data.operations[operation]?.grants;

@@ -1,4 +1,5 @@
 import { formatScopes, type Access, type AuditMatrix } from './audit-matrix';
+import { cell } from './acl-diff';
 import { grantCause, type AclVersion } from './grant-cause';
 import { markupText } from '../policy/compile/markup-text';
 
@@ -96,7 +97,10 @@ ${rows.join('\n')}
 }
 
 function explanation(version: AclVersion, operation: string, role: string, access: Access, scopes: string): string {
-  const verdict = { any: 'allowed', own: 'allowed to owners', '-': 'denied', public: 'allowed to everyone' }[access];
+  // The attributes in effect, not only the nearest grant's list: `$extend` unites lists, so admin's
+  // ["name"] over user's ["*","!password"] shows all but password, which the grant alone did not say.
+  const attributes = access === 'any' || access === 'own' ? `, attributes ${JSON.stringify(cell(version.data, operation, role, access).attributes)}` : '';
+  const verdict = { any: 'allowed', own: 'allowed to owners', '-': 'denied', public: 'allowed to everyone' }[access] + attributes;
   const needs = scopes === '-' ? '' : `; scopes needed: ${scopes}`;
   return `${role} on ${operation}: ${verdict}; ${grantCause(version, operation, role, access)}${needs}`;
 }

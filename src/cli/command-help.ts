@@ -38,7 +38,7 @@ export const COMMANDS: Record<string, CommandHelp> = {
   audit: {
     usage: 'svcgate audit --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--json | --html <file>] [--strict]',
     does: 'prints the role x operation matrix: any, own (allowed to owners), - (denied), public (the operation needs no token), decided as if the token held the scopes the operation lists',
-    options: [...DOCUMENTS, ['--json', 'the matrix as JSON'], ['--html <file>', 'writes one self-contained page: the matrix in colour, filters by role and path, each cell explaining its grant'], STRICT],
+    options: [...DOCUMENTS, ['--json', 'the matrix as JSON'], ['--html <file>', 'writes one self-contained page: the matrix in colour, filters by role and path, each cell explaining its attributes in effect and its grant'], STRICT],
   },
   diff: {
     usage: 'svcgate diff --openapi <file> --acl <old file> --acl-new <new file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--json] [--fail-on widen|narrow|change] [--strict]',

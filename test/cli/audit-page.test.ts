@@ -51,7 +51,7 @@ describe('svcgate audit --html in Chromium', () => {
     const dom = await rendered(file);
     expect(shownRows(dom)).toEqual(['GET /status', 'GET /users', 'POST /users', 'GET /users/{userId}', 'PUT /users/{userId}', 'DELETE /users/{userId}', 'GET /users/{userId}/reports/{year}-{month}', 'GET /transfers', 'GET /accounts/{accountId}']);
     expect(shownRoles(dom)).toEqual(['admin', 'anonymous', 'user']);
-    expect(cell(dom, 'PUT /users/{userId}', 'admin')).toEqual({ className: 'own', text: 'own', shown: true, why: 'admin on PUT /users/{userId}: allowed to owners; user /users/{userId} update:own ["name","email"] (admin extends user)' });
+    expect(cell(dom, 'PUT /users/{userId}', 'admin')).toEqual({ className: 'own', text: 'own', shown: true, why: 'admin on PUT /users/{userId}: allowed to owners, attributes ["email","name"]; user /users/{userId} update:own ["name","email"] (admin extends user)' });
     expect(cell(dom, 'GET /users', 'user')).toMatchObject({ className: 'deny', text: 'deny' });
     expect(cell(dom, 'GET /status', 'anonymous')).toMatchObject({ className: 'public', text: 'public' });
   });
@@ -62,6 +62,14 @@ describe('svcgate audit --html in Chromium', () => {
     const html = text(readFileSync(await page(acl), 'utf8'));
     expect(html).toContain('user /users/{userId} read:any ["*"] (admin extends user)');
     expect(html).not.toContain('admin /users/{userId} read:any ["!password"]');
+  });
+
+  test('a cell says the attributes in effect: its own list united with those its $extend chain grants', async () => {
+    const acl = join(dir, 'united-lists.yaml');
+    writeFileSync(acl, 'anonymous: {}\nuser:\n  /users/{userId}:\n    read:own: ["*", "!password"]\nadmin:\n  $extend: [user]\n  /users/{userId}:\n    read:own: [name]\n');
+    const html = text(readFileSync(await page(acl), 'utf8'));
+    // Not only admin's ["name"]: admin sees every field but password.
+    expect(html).toContain('admin on GET /users/{userId}: allowed to owners, attributes ["!password","*"]; admin /users/{userId} read:own ["name"]');
   });
 
   test('filters by role and path: the other columns and rows are hidden', async () => {
