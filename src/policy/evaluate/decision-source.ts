@@ -16,8 +16,12 @@ export interface DecisionSource {
   readonly revision: string;
   /** Which policy decides: a hash of policy.wasm, or where the remote OPA is. */
   readonly policyRevision: string;
-  /** Bundle name -> revision, when the data came from bundles (decision logs carry it). */
-  readonly bundles?: Readonly<Record<string, { revision: string }>>;
+  /**
+   * Bundle name -> revision, when the data came from bundles (decision logs carry it). `undefined`
+   * is written out: bundleConsumer's getter returns it before its first bundle, and a project
+   * with exactOptionalPropertyTypes checks the class against this interface.
+   */
+  readonly bundles?: Readonly<Record<string, { revision: string }>> | undefined;
 }
 
 /** The API an adapter guards, as its own OpenAPI document compiles: the scheme and every operation without grants. */
