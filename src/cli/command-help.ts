@@ -67,10 +67,10 @@ export const COMMANDS: Record<string, CommandHelp> = {
     ],
   },
   test: {
-    usage: 'svcgate test <suite.yaml> [--junit <file>]',
+    usage: 'svcgate test <suite.yaml> [--junit <file>] [--strict]',
     does:
       "runs a permission test suite: each case's request is sent to an Express app guarded by bearerJwtAcl with the suite's OpenAPI document and ACL (policy.wasm decides), as its principal (the claims signed into a token the app trusts; none for anonymous), and its status, allow and attributes are compared with those expected; a failed case is printed with the decision's reasons. Exit 0 every case passed, 1 some case failed, 2 a bad suite. The format: docs/openapi-apis.md, Permission test suites",
-    options: [['--junit <file>', 'also writes a JUnit XML report of the cases to the file, for CI']],
+    options: [['--junit <file>', 'also writes a JUnit XML report of the cases to the file (its folders created), for CI'], STRICT],
   },
   openapi: {
     usage: 'svcgate openapi --svc <module> [--yaml]',

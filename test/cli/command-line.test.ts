@@ -156,8 +156,24 @@ describe('--strict: warnings make the exit code 1', () => {
     expect((await svcgate('diff', '--openapi', OPENAPI, '--acl', unused, '--acl-new', clean, '--strict')).code).toBe(0);
   });
 
-  test('--strict is in the help of the four commands', async () => {
-    for (const command of ['audit', 'bundle', 'explain', 'diff']) expect((await svcgate(command, '--help')).stdout).toContain('\n  --strict ');
+  test('test: a suite whose ACL warns is exit 1 under --strict, every case passing', async () => {
+    const suite = (acl: string, name: string) => {
+      const file = join(dir, name);
+      const cases = [{ name: 'admin lists users', principal: 'admin', request: { method: 'GET', path: '/api/v1/users' }, expect: { status: 200 } }];
+      writeFileSync(file, JSON.stringify({ name, openapi: OPENAPI, acl, principals: { admin: { claims: { role: 'admin' } } }, tests: cases }));
+      return file;
+    };
+    const warned = suite(noAnonymous, 'warned-suite.json');
+    expect((await svcgate('test', warned)).code).toBe(0);
+    const strict = await svcgate('test', warned, '--strict');
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toContain('1 cases: 1 passed, 0 failed');
+    expect(strict.stderr).toMatch(WARNED);
+    expect(await svcgate('test', suite(clean, 'clean-suite.json'), '--strict')).toMatchObject({ code: 0, stderr: '' });
+  });
+
+  test('--strict is in the help of the five commands', async () => {
+    for (const command of ['audit', 'bundle', 'explain', 'diff', 'test']) expect((await svcgate(command, '--help')).stdout).toContain('\n  --strict ');
   });
 });
 

@@ -87,9 +87,9 @@ describe('svcgate test', () => {
     expect(await svcgate('test', SUITE, SUITE)).toMatchObject({ code: 2, stderr: `svcgate: unexpected argument ${SUITE} (svcgate test --help)\n` });
     expect(await svcgate('test', SUITE, '--openapi', 'x.yaml')).toMatchObject({ code: 2, stderr: 'svcgate: test takes no --openapi (svcgate test --help)\n' });
     expect(await svcgate('explain', '--junit', 'x.xml', 'GET', '/users')).toMatchObject({ code: 2, stderr: 'svcgate: explain takes no --junit (svcgate explain --help)\n' });
-    expect((await svcgate('--help')).stdout).toContain('  svcgate test <suite.yaml> [--junit <file>]\n');
+    expect((await svcgate('--help')).stdout).toContain('  svcgate test <suite.yaml> [--junit <file>] [--strict]\n');
     const help = await svcgate('test', '--help');
-    expect(help.stdout).toMatch(/^usage: svcgate test <suite\.yaml> \[--junit <file>\]\n/);
+    expect(help.stdout).toMatch(/^usage: svcgate test <suite\.yaml> \[--junit <file>\] \[--strict\]\n/);
     expect(help.stdout).toContain('Permission test suites');
     expect(help.stdout).toContain('\n  --junit <file>');
   });
