@@ -78,8 +78,19 @@ function unknownOption(rawName: string, command: string | undefined, help: strin
   // Long options only: one letter is too little to guess from.
   const name = rawName.startsWith('--') ? rawName.slice(2) : undefined;
   const known = command === undefined ? Object.keys(OPTIONS) : [...COMMANDS[command]!.options.map(([flag]) => optionName(flag)), ...EVERYWHERE];
-  const closest = name === undefined ? undefined : closestName(name, known, Math.max(2, Math.floor(name.length / 3)));
+  const closest = name === undefined ? undefined : guessOption(name.toLowerCase(), known);
   return closest === undefined ? new UsageError(`unknown option ${rawName} ${help}`, { helped: true }) : new UsageError(`unknown option ${rawName}; did you mean --${closest}?`, { helped: true });
+}
+
+/**
+ * The option meant: a few edits away (`--htm`, `--HTML`, `--aclnew`), else the one option whose
+ * name holds the name given or is held in it (`--claims` for --token-claims, `--output` for --out).
+ */
+function guessOption(name: string, known: string[]): string | undefined {
+  const near = closestName(name, known, Math.max(2, Math.floor(name.length / 3)));
+  if (near !== undefined || name.length < 3) return near;
+  const holding = known.filter((option) => option.includes(name) || name.includes(option));
+  return holding.length === 1 ? holding[0] : undefined;
 }
 
 /** `--openapi <file>` -> `openapi`. */

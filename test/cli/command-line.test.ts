@@ -28,6 +28,14 @@ describe('options the parser refuses: one clear line each', () => {
     expect(refused(await svcgate('explain', ...API, '--token-claim', '{}', 'GET', '/users'))).toBe('svcgate: unknown option --token-claim; did you mean --token-claims?\n');
   });
 
+  test('in another letter case, or a part of the name (or more of it) than the option has', async () => {
+    expect(refused(await svcgate('audit', ...API, '--HTML', 'page.html'))).toBe('svcgate: unknown option --HTML; did you mean --html?\n');
+    expect(refused(await svcgate('explain', ...API, '--claims', '{}', 'GET', '/users'))).toBe('svcgate: unknown option --claims; did you mean --token-claims?\n');
+    expect(refused(await svcgate('build', ...API, '--output', 'build'))).toBe('svcgate: unknown option --output; did you mean --out?\n');
+    // Held in two options of bundle (--signing-key, --signing-key-id): no guess.
+    expect(refused(await svcgate('bundle', ...API, '--key', 'k.pem'))).toBe('svcgate: unknown option --key (svcgate bundle --help)\n');
+  });
+
   test('no suggestion when no option is close, and no Node parser text', async () => {
     const stderr = refused(await svcgate('audit', ...API, '--colour'));
     expect(stderr).toBe('svcgate: unknown option --colour (svcgate audit --help)\n');
