@@ -86,7 +86,7 @@ export const COMMANDS: Record<string, CommandHelp> = {
 /** `svcgate --help`: every command's usage line. */
 export function overview(): string {
   const lines = Object.values(COMMANDS).map((command) => `  ${command.usage}`);
-  return `usage:\n${lines.join('\n')}\n\nsvcgate <command> --help tells what a command does and each of its options; svcgate --version prints the version.\n\nexit codes: 0 done (explain: allowed; test: every case passed); 1 explain: denied, diff: a change --fail-on names, test: a case failed, or, with --strict, a warning was printed; 2 bad arguments, unreadable files, invalid documents (one line on stderr).\n`;
+  return `usage:\n${lines.join('\n')}\n\nsvcgate <command> --help (or svcgate help <command>) tells what a command does and each of its options; svcgate --version prints the version.\n\nexit codes: 0 done (explain: allowed; test: every case passed); 1 explain: denied, diff: a change --fail-on names, test: a case failed, or, with --strict, a warning was printed; 2 bad arguments, unreadable files, invalid documents (one line on stderr).\n`;
 }
 
 /** `svcgate <command> --help`. */

@@ -38,9 +38,12 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${svcgateVersion()}\n`);
     return 0;
   }
-  if (command !== undefined && !Object.hasOwn(COMMANDS, command)) throw new UsageError(`unknown command ${command}; the commands are ${Object.keys(COMMANDS).join(', ')}`);
-  if (values.help) {
-    process.stdout.write(command === undefined ? overview() : commandHelp(command));
+  // `svcgate help` and `svcgate help audit`, as git and npm take them: --help by another name.
+  const asked = command === 'help' ? rest[0] : command;
+  if (asked !== undefined && !Object.hasOwn(COMMANDS, asked)) throw new UsageError(`unknown command ${asked}; the commands are ${Object.keys(COMMANDS).join(', ')}`);
+  if (values.help || command === 'help') {
+    if (command === 'help' && rest.length > 1) throw new UsageError(`unexpected argument ${rest[1]}`);
+    process.stdout.write(asked === undefined ? overview() : commandHelp(asked));
     return 0;
   }
   if (command === undefined) throw new UsageError('no command given');

@@ -69,6 +69,14 @@ describe('options the parser refuses: one clear line each', () => {
     expect(refused(await svcgate('diff', ...API, '--acl', 'new.yaml'))).toBe('svcgate: --acl is given twice; give it once (svcgate diff --help)\n');
   });
 
+  test('svcgate help and svcgate help <command> are --help by another name', async () => {
+    const [overview, help, auditHelp, viaHelp] = await Promise.all([svcgate('--help'), svcgate('help'), svcgate('audit', '--help'), svcgate('help', 'audit')]);
+    expect(help).toEqual({ code: 0, stdout: overview.stdout, stderr: '' });
+    expect(overview.stdout).toContain('svcgate <command> --help (or svcgate help <command>) tells');
+    expect(viaHelp).toEqual({ code: 0, stdout: auditHelp.stdout, stderr: '' });
+    expect(refused(await svcgate('help', 'audti'))).toBe('svcgate: unknown command audti; the commands are build, explain, audit, diff, bundle, test, openapi (svcgate --help)\n');
+  });
+
   test('an argument a command does not take', async () => {
     expect(refused(await svcgate('audit', ...API, 'extra'))).toBe('svcgate: unexpected argument extra (svcgate audit --help)\n');
   });
