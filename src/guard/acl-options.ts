@@ -1,36 +1,8 @@
-import { z } from 'zod';
-import { claimPathSchema } from '../policy/request/claim-path';
 import type { CheckOwnership } from '../policy/evaluate/decide';
 import type { PolicySource } from '../policy/evaluate/decision-source';
 import type { DecisionLog } from './decision-log';
-import { errorAnswersSchema, type ErrorAnswers } from './error-answers';
+import type { ErrorAnswers } from './error-answers';
 import { exposesReasons } from './reason-exposure';
-import type { ShapeMatches } from '../policy/compile/schema-matches';
-
-/** A policy source: anything with `connect(api)`, as bundleConsumer and remoteOpa return. */
-export const policySourceSchema = z.custom<PolicySource>((value) => typeof (value as { connect?: unknown } | null)?.connect === 'function', {
-  error: 'each policy source must be what bundleConsumer(...) or remoteOpa(...) returns (an object with connect(api))',
-});
-
-const fn = <T>(what: string) => z.custom<T>((value) => typeof value === 'function', { error: `${what} must be a function` });
-
-/** The options every adapter shares, validated where the adapter is created. */
-export const aclOptionsShape = {
-  roleBinding: claimPathSchema('roleBinding').optional(),
-  checkOwnership: fn<CheckOwnership>('checkOwnership').optional(),
-  // Node's timers hold at most 2^31 - 1 ms; a longer delay would fire after 1 ms instead.
-  checkOwnershipTimeoutMs: z
-    .number({ error: 'checkOwnershipTimeoutMs must be a number of milliseconds' })
-    .int({ error: 'checkOwnershipTimeoutMs must be a whole number of milliseconds' })
-    .positive({ error: 'checkOwnershipTimeoutMs must be positive' })
-    .max(2 ** 31 - 1, { error: 'checkOwnershipTimeoutMs must be at most 2147483647 (about 24.8 days)' })
-    .optional(),
-  decisionLog: fn<DecisionLog>('decisionLog').optional(),
-  decisionCacheSize: z.number().int().nonnegative({ error: 'decisionCacheSize must be a whole number, 0 for no cache' }).optional(),
-  strict: z.boolean({ error: 'strict must be true or false' }).optional(),
-  exposeReasons: z.boolean({ error: 'exposeReasons must be true or false' }).optional(),
-  errors: errorAnswersSchema.optional(),
-};
 
 export interface AclOptions {
   /**
@@ -74,9 +46,6 @@ export interface AclOptions {
    */
   errors?: ErrorAnswers;
 }
-
-// The interface and the shape must accept the same fields (see schema-matches.ts).
-true satisfies ShapeMatches<typeof aclOptionsShape, AclOptions>;
 
 /**
  * The options the decision step and the answers of a deny use, settled when an adapter is created.

@@ -1,5 +1,4 @@
 import type { ServerResponse } from 'node:http';
-import { z } from 'zod';
 import type { SvcgateHttpError } from './http-errors';
 
 /**
@@ -10,10 +9,6 @@ import type { SvcgateHttpError } from './http-errors';
 export type ErrorAnswers = 'json' | 'problem' | 'next';
 
 export const ERROR_ANSWERS = ['json', 'problem', 'next'] as const satisfies readonly ErrorAnswers[];
-
-export const errorAnswersSchema = z.enum(ERROR_ANSWERS, {
-  error: "errors must be 'json' (the default), 'problem' (RFC 9457 application/problem+json) or 'next' (the error goes to your Express error handler)",
-});
 
 /** The JSON answer, the same on every adapter: `error` names the status as Express's adapter always has. */
 export interface JsonErrorBody {

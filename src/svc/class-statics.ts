@@ -1,4 +1,4 @@
-import type { ZodType } from 'zod';
+import type { ArgumentSchema } from './argument-schema';
 import { ConfigError } from '../policy/compile/config-error';
 import { classChain, publicMethods } from './class-chain';
 import { didYouMean } from './closest-name';
@@ -48,9 +48,9 @@ export function readInternal(service: object, instance: string): ReadonlyMap<str
  * of its own methods does not leave the inherited ones unchecked. Keyed by a Map, so that a method
  * named like a member of Object.prototype (toString) finds no schema it never declared.
  */
-export function readSchemas(service: object, instance: string): ReadonlyMap<string, ZodType> {
+export function readSchemas(service: object, instance: string): ReadonlyMap<string, ArgumentSchema> {
   refuseNonStatic(service, instance, 'schemas', looksLikeSchemas, 'write static schemas = { <method>: z.object(...) } (static: SvcApi reads the class, not its instances)');
-  const schemas = new Map<string, ZodType>();
+  const schemas = new Map<string, ArgumentSchema>();
   for (const { Class, name } of classesOf(service, instance)) {
     if (!Object.hasOwn(Class, 'schemas') || Class.schemas === undefined) continue;
     for (const [method, schema] of Object.entries(Class.schemas as object)) {
@@ -93,7 +93,7 @@ function refuseNonStatic(service: object, instance: string, property: 'internal'
   }
 }
 
-function isSchema(value: unknown): value is ZodType {
+function isSchema(value: unknown): value is ArgumentSchema {
   return typeof (value as { safeParse?: unknown } | null)?.safeParse === 'function';
 }
 

@@ -1,12 +1,12 @@
 import { inspect } from 'node:util';
-import type { z } from 'zod';
+import type { ValidationIssue } from './argument-schema';
 
 /** The argument failed the method's zod schema: 400 with the issues. */
 export class ArgumentError extends Error {
   readonly code = 'ERR_SVCGATE_ARGUMENT';
   override readonly name = 'ArgumentError';
 
-  constructor(readonly issues: z.core.$ZodIssue[]) {
+  constructor(readonly issues: readonly ValidationIssue[]) {
     super(issues.map((issue) => `${issue.path.join('.') || '(argument)'}: ${issue.message}`).join('; '));
   }
 }

@@ -2,6 +2,7 @@ export { SvcContainer, type InstancesOf, type RegisterOptions, type ServiceClass
 export type { ContainerServices, DeclaredInstanceName, DependenciesOf, DependenciesOfMap, DependencyCheck, MergedInstances, NamedInstanceOf, Simplify, UnmetDependencies, UnnamedInstanceOf } from './container-types';
 export { SvcApi, type SvcApiOptions } from './svc-api';
 export { ArgumentError } from './errors';
+export type { ArgumentParseResult, ArgumentSchema, ValidationIssue } from './argument-schema';
 export { MissingPeerError } from '../hosts/express/peer-express';
 export { ConfigError } from '../policy/compile/config-error';
 export { svcAcl, svcAclOpenApi, type SvcAclOptions } from './svc-acl';

@@ -42,6 +42,7 @@ export function routesOpenApi(routes: readonly SvcRoute[]): RoutesOpenApi {
 }
 
 function argumentSchema(route: SvcRoute): JsonSchema {
-  const { $schema: _dialect, ...schema } = z.toJSONSchema(route.schema!, { unrepresentable: 'any' }) as JsonSchema;
+  // Typed as ArgumentSchema so the published types name no zod type; what `static schemas` holds is zod's.
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(route.schema as z.ZodType, { unrepresentable: 'any' }) as JsonSchema;
   return schema;
 }

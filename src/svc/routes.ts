@@ -1,5 +1,5 @@
-import type { ZodType } from 'zod';
 import type { RequestAuth } from '../guard/guard-request';
+import type { ArgumentSchema } from './argument-schema';
 import { publicMethods } from './class-chain';
 import { readInternal, readSchemas } from './class-statics';
 import { httpMethodOf, type HttpMethod } from './http-method';
@@ -14,7 +14,7 @@ export interface SvcRoute {
   path: string;
   httpMethod: HttpMethod;
   /** The zod schema of the argument, from the class's `static schemas = { createUser: ... }`. */
-  schema: ZodType | undefined;
+  schema: ArgumentSchema | undefined;
   call: (argument: unknown, context: SvcCallContext) => unknown;
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { aclOptionsShape, decisionOptions, policySourceSchema, type AclOptions } from '../guard/acl-options';
+import { decisionOptions, type AclOptions } from '../guard/acl-options';
+import { aclOptionsShape, policySourceSchema } from '../guard/acl-options-schema';
 import type { BearerJwtHandler } from '../token/bearer-jwt';
 import '../guard/express-request';
 import { answerError } from '../guard/error-answers';

@@ -5,7 +5,7 @@ import { keepProcessAliveUntil } from '../../net/keep-process-alive';
 import { parseWith } from '../../policy/compile/parse-with';
 import { recordDroppedLogEvents } from '../../telemetry/record-fleet';
 import { EventQueue } from './event-queue';
-import { maskEvent, maskRuleSchema, type MaskRule } from './mask-event';
+import { maskEvent, type MaskRule } from './mask-event';
 import { postGzip } from './post-gzip';
 import type { SchemaMatches } from '../../policy/compile/schema-matches';
 
@@ -67,6 +67,22 @@ export interface DecisionLogUploader {
   /** Stops the timer and uploads what is buffered (each upload within `timeoutMs`); an awaited close keeps the process alive until then. */
   close(): Promise<void>;
 }
+
+/** RFC 6901: `/input/claims`, with `~1` for `/` and `~0` for `~` inside a name (`/input/params/path:userId`). */
+const pointerSchema = z
+  .string()
+  .regex(/^(\/([^~]|~[01])*)+$/, { error: 'a mask is a JSON pointer such as /input/claims (~1 for / and ~0 for ~ inside a name)' })
+  .refine((pointer) => pointer.startsWith('/input/') || pointer.startsWith('/result/') || pointer === '/input' || pointer === '/result', {
+    error: 'a mask points inside /input or /result, the parts of an event that hold request data',
+  })
+  .refine((pointer) => !pointer.split('/').includes('__proto__'), { error: 'a mask cannot name __proto__' });
+
+// Here rather than in mask-event.ts, whose declarations are published: they must not import zod.
+const maskRuleSchema = z.union([
+  pointerSchema,
+  z.object({ op: z.literal('remove'), path: pointerSchema }).strict(),
+  z.object({ op: z.literal('upsert'), path: pointerSchema, value: z.unknown() }).strict(),
+]);
 
 const seconds = (name: string) => z.number({ error: `${name} must be a number of seconds` }).positive({ error: `${name} must be positive` }).max(2_147_483, { error: `${name} is too large for a timer` });
 const schema = z

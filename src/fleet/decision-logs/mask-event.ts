@@ -1,22 +1,5 @@
-import { z } from 'zod';
-
 /** OPA's mask rules: a JSON pointer to erase, or an operation that replaces the value there. */
 export type MaskRule = string | { op: 'remove'; path: string } | { op: 'upsert'; path: string; value: unknown };
-
-/** RFC 6901: `/input/claims`, with `~1` for `/` and `~0` for `~` inside a name (`/input/params/path:userId`). */
-export const pointerSchema = z
-  .string()
-  .regex(/^(\/([^~]|~[01])*)+$/, { error: 'a mask is a JSON pointer such as /input/claims (~1 for / and ~0 for ~ inside a name)' })
-  .refine((pointer) => pointer.startsWith('/input/') || pointer.startsWith('/result/') || pointer === '/input' || pointer === '/result', {
-    error: 'a mask points inside /input or /result, the parts of an event that hold request data',
-  })
-  .refine((pointer) => !pointer.split('/').includes('__proto__'), { error: 'a mask cannot name __proto__' });
-
-export const maskRuleSchema = z.union([
-  pointerSchema,
-  z.object({ op: z.literal('remove'), path: pointerSchema }).strict(),
-  z.object({ op: z.literal('upsert'), path: pointerSchema, value: z.unknown() }).strict(),
-]);
 
 /**
  * Applies the mask rules to a copy of `event`, as OPA's `system.log.mask` does: the pointers

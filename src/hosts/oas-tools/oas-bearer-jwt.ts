@@ -12,8 +12,9 @@ import { denied, Evaluator, type Decision, type PolicyInput } from '../../policy
 import { parseWith } from '../../policy/compile/parse-with';
 import { readTarget } from '../../policy/request/read-target';
 import { RequestValidationError } from '../../policy/request/request-validation-error';
-import { aclOptionsShape, decisionOptions, policySourceSchema, type AclOptions, type DecisionOptions } from '../../guard/acl-options';
-import type { ShapeMatches } from '../../policy/compile/schema-matches';
+import { decisionOptions, type AclOptions, type DecisionOptions } from '../../guard/acl-options';
+import { aclOptionsShape, policySourceSchema } from '../../guard/acl-options-schema';
+import type { SchemaMatches } from '../../policy/compile/schema-matches';
 import { authorize } from '../../guard/authorize';
 import { attachedChallenges, challengesOf } from '../../token/challenge';
 import { logAuthenticationFailure, logOtherScheme } from '../../guard/decision-log';
@@ -99,7 +100,7 @@ const configShape = {
   ...aclOptionsShape,
 };
 // The interface and the shape must accept the same fields (see schema-matches.ts).
-true satisfies ShapeMatches<typeof configShape, OasAclOptions>;
+true satisfies SchemaMatches<z.ZodObject<typeof configShape>, OasAclOptions>;
 
 // Other keys pass: @oas-tools/core hands over the whole `use` config.
 const configSchema = z.object(configShape).passthrough();

@@ -1,5 +1,3 @@
-import type { z } from 'zod';
-
 /*
  * The public option types are written out as interfaces, for their TSDoc (hover, TypeDoc); the
  * zod schemas still validate the values at run time. These types tie the two together at compile
@@ -21,15 +19,22 @@ type SameKeys<A, B> = MutuallyAssignable<keyof A, keyof B>;
 type DifferingFields<A, B> = { [K in keyof A & keyof B]: MutuallyAssignable<Pick<A, K>, Pick<B, K>> extends true ? never : K }[keyof A & keyof B];
 
 /**
- * `true` when what the schema accepts (`z.input`) and the interface are the same object type; else
- * an object that names the fields that differ, which `tsc` prints in its error.
+ * What a zod schema accepts, as `z.input` reads it: from the `_zod.input` member of its type.
+ * Written out so that this file's declarations do not import zod (they ship in the package).
  */
-export type SchemaMatches<Schema extends z.ZodType, Interface> =
-  SameKeys<z.input<Schema>, Interface> extends true
-    ? MutuallyAssignable<z.input<Schema>, Interface> extends true
-      ? true
-      : { typedDifferently: DifferingFields<z.input<Schema>, Interface> }
-    : { onlyInSchema: Exclude<keyof z.input<Schema>, keyof Interface>; onlyInInterface: Exclude<keyof Interface, keyof z.input<Schema>> };
+type InputOf<Schema extends ZodTyped> = Schema['_zod']['input'];
 
-/** The same check for a schema given as a shape (the fields spread into several z.object calls). */
-export type ShapeMatches<Shape extends z.ZodRawShape, Interface> = SchemaMatches<z.ZodObject<Shape>, Interface>;
+/** A zod schema, as far as InputOf needs one. */
+type ZodTyped = { _zod: { input: unknown } };
+
+/**
+ * `true` when what the schema accepts (`z.input`) and the interface are the same object type; else
+ * an object that names the fields that differ, which `tsc` prints in its error. For a schema given
+ * as a shape (fields spread into several z.object calls), pass `z.ZodObject<typeof shape>`.
+ */
+export type SchemaMatches<Schema extends ZodTyped, Interface> =
+  SameKeys<InputOf<Schema>, Interface> extends true
+    ? MutuallyAssignable<InputOf<Schema>, Interface> extends true
+      ? true
+      : { typedDifferently: DifferingFields<InputOf<Schema>, Interface> }
+    : { onlyInSchema: Exclude<keyof InputOf<Schema>, keyof Interface>; onlyInInterface: Exclude<keyof Interface, keyof InputOf<Schema>> };

@@ -1,6 +1,5 @@
 import { createPublicKey, KeyObject, type JsonWebKey } from 'node:crypto';
 import { createLocalJWKSet, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
-import { z } from 'zod';
 import { shownUrl } from '../../net/shown-url';
 import { ConfigError } from '../../policy/compile/config-error';
 import { algorithmsForKey } from './algorithms';
@@ -17,23 +16,6 @@ export interface KeySetTimings {
 }
 
 export const DEFAULT_TIMINGS: Readonly<KeySetTimings> = { cooldownDuration: 30_000, cacheMaxAge: 600_000, timeoutDuration: 5_000 };
-
-/** Node timers hold at most 2^31-1 ms; a longer one fires at once. */
-const milliseconds = z.number().int().min(0).max(2 ** 31 - 1, { error: 'at most 2147483647 ms (Node timers hold no more)' });
-
-/** The bearerJwt fields of this module, spread into its zod schema. */
-export const keySetConfigFields = {
-  cooldownDuration: milliseconds.optional(),
-  cacheMaxAge: milliseconds.min(1).optional(),
-  timeoutDuration: milliseconds.min(1).optional(),
-  /** The issuer's URL, whose metadata (OpenID Connect discovery, else RFC 8414) names the key set. */
-  issuerBaseURL: z.union([z.url({ error: 'issuerBaseURL must be a URL' }), z.instanceof(URL)], { error: 'issuerBaseURL must be a URL' }).optional(),
-  /**
-   * bearerJwt's warnings are errors: the start-up check of the key set fails ready() instead of
-   * warning, and a secret without audience is a ConfigError at creation (audience-requirement.ts).
-   */
-  strict: z.boolean().default(false),
-};
 
 /**
  * The key set cannot be fetched (or its issuer's metadata cannot). A request meets it as a 401
