@@ -20,5 +20,6 @@ export type ArgumentParseResult = { success: true; data: unknown } | { success: 
 
 /** A method's argument schema from `static schemas = { <method>: ... }`: a zod schema, or anything with the same `safeParse`. */
 export interface ArgumentSchema {
+  /** Checks `value` without throwing, as zod's `safeParse` does; `data` is what the method gets. */
   safeParse(value: unknown): ArgumentParseResult;
 }
