@@ -48,7 +48,7 @@ export interface Guard {
 }
 
 /** `req.auth.schemes` of a request that met no scheme: shared, as it never changes. */
-const NO_SCHEMES: readonly string[] = Object.freeze([]);
+export const NO_SCHEMES: readonly string[] = Object.freeze([]);
 
 /** Where a refusal goes with `errors: 'next'`: the host's next(). */
 export type PassOn = (error: unknown) => void;

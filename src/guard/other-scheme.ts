@@ -5,6 +5,9 @@ import type { Guard, GuardedRequest } from './guard-request';
 
 const NOTHING: string[] = Object.freeze([]) as unknown as string[];
 
+/** `req.auth.filter` of every such request: one function, built once, that keeps nothing. */
+const keepNothing = <T>(value: T): T => filterAttributes(value, NOTHING);
+
 /**
  * What `req.auth.decision` says of a request that met a security alternative without the bearer
  * scheme: allowed, as the document's security lets it in, with no attributes, no role and no
@@ -21,5 +24,5 @@ export const ALLOWED_BY_OTHER_SCHEME: Decision = Object.freeze({ allow: true, at
  */
 export function admitByOtherScheme(guard: Guard, operation: string, req: GuardedRequest, schemes: readonly string[]): void {
   logOtherScheme(guard.options.decisionLog, guard.evaluator, operation, ALLOWED_BY_OTHER_SCHEME, schemes);
-  req.auth = { payload: undefined, decision: ALLOWED_BY_OTHER_SCHEME, filter: (value) => filterAttributes(value, NOTHING), schemes };
+  req.auth = { payload: undefined, decision: ALLOWED_BY_OTHER_SCHEME, filter: keepNothing, schemes };
 }

@@ -19,6 +19,7 @@ import { authorize } from '../../guard/authorize';
 import { attachedChallenges, challengesOf } from '../../token/challenge';
 import { logAuthenticationFailure, logOtherScheme } from '../../guard/decision-log';
 import { ALLOWED_BY_OTHER_SCHEME } from '../../guard/other-scheme';
+import { NO_SCHEMES } from '../../guard/guard-request';
 import { answerError } from '../../guard/error-answers';
 import { reportRefusedCredentials } from '../../guard/refused-credentials';
 import { MethodNotAllowedError, type SvcgateHttpError } from '../../guard/http-errors';
@@ -64,9 +65,6 @@ interface Guard {
   operations: Record<string, OperationFacts>;
   evaluator: DecisionSource;
 }
-
-/** The `schemes` of a request that met none: shared, as it never changes. */
-const NO_SCHEMES: readonly string[] = Object.freeze([]);
 
 /** One guard's operation for a route and method. */
 interface Check {
