@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bearerApi } from '../helpers/bearer-api';
 import { startOasHost, type OasHost } from '../helpers/oas-host';
 import { HS256, token } from '../helpers/tokens';
 
@@ -9,12 +10,8 @@ import { HS256, token } from '../helpers/tokens';
 // must still be decided, and refused, by the route of the path that declares it: DELETE /users/me
 // is the /users/{id} operation in Express (the only route with DELETE).
 // Real @oas-tools/core 3.1.0 over HTTP on 127.0.0.1.
-const DOCUMENT = {
-  openapi: '3.0.3',
-  info: { title: 'other path', version: '1' },
-  security: [{ bearerAuth: [] }],
-  components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-  paths: {
+const DOCUMENT = bearerApi(
+  {
     '/users/me': { 'x-router-controller': 'users', get: { operationId: 'getMe', responses: { '200': { description: 'me' } } } },
     '/users/{id}': {
       'x-router-controller': 'users',
@@ -23,7 +20,8 @@ const DOCUMENT = {
       delete: { operationId: 'deleteUser', responses: { '200': { description: 'deleted' } } },
     },
   },
-};
+  'other path',
+);
 const OPENAPI = join(mkdtempSync(join(tmpdir(), 'svcgate-oas-other-path-')), 'openapi.yaml');
 writeFileSync(OPENAPI, JSON.stringify(DOCUMENT));
 const ACL = {

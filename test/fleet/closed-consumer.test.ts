@@ -19,10 +19,16 @@ test('close() with a poll in flight: the closed consumer reports nothing when th
   const controlFailure = new Promise<void>((resolve) => (controlFailed = resolve));
   const closed = bundleConsumer({ url: `${url}/bundle.tar.gz`, onUpdate: (event) => closedEvents.push(event.type) });
   const control = bundleConsumer({ url: `${url}/bundle.tar.gz`, onUpdate: (event) => event.type === 'failed' && controlFailed() });
-  await arrived;
-  closed.close();
-  await closeNow(server);
-  await controlFailure;
-  control.close();
+  try {
+    await arrived;
+    closed.close();
+    await closeNow(server);
+    await controlFailure;
+  } finally {
+    // Also when a wait above never ends: a consumer left polling, or the server, keeps jest alive.
+    closed.close();
+    control.close();
+    if (server.listening) await closeNow(server);
+  }
   expect(closedEvents).toEqual([]);
 });
