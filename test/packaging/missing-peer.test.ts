@@ -17,7 +17,9 @@ beforeAll(() => {
 
 afterAll(() => rmSync(dirname(project), { recursive: true, force: true }));
 
-const node = (script: string) => spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' });
+// The timeout: a script whose server did start (the regression this file guards against) would
+// otherwise keep its process, and jest, alive.
+const node = (script: string) => spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8', timeout: 60_000 });
 
 test('the project has no express', () => {
   expect(existsSync(join(project, 'node_modules/express'))).toBe(false);
