@@ -1,6 +1,7 @@
 import { closeSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../policy/compile/config-error';
+import { unreadable } from '../policy/compile/read-document-text';
 
 /**
  * The files a command names beside its documents (a signing key, --out, --html, --junit,
@@ -72,15 +73,15 @@ export function checkExists(path: string, what: string, kind: 'file' | 'folder')
 function fileError(file: string, verb: 'read' | 'write', what: string, error: unknown): ConfigError {
   const code = (error as NodeJS.ErrnoException).code ?? 'error';
   const shown = resolve(file);
-  return new ConfigError(shown, '$', `cannot ${verb} the ${what} (${code})`, fixFor(code, verb, shown));
+  // EEXIST: mkdir -p met a file where a folder of the path should be.
+  if (code === 'ENOTDIR' || code === 'EEXIST') return new ConfigError(shown, '$', `cannot ${verb} the ${what} (${code})`, 'a part of the path is a file, not a folder: name another path');
+  // Read as loadDocument reads a document, in the same words.
+  if (verb === 'read') return unreadable(shown, what, code, 'a file');
+  return new ConfigError(shown, '$', `cannot write the ${what} (${code})`, writeFix(code, shown));
 }
 
-function fixFor(code: string, verb: 'read' | 'write', file: string): string {
+function writeFix(code: string, file: string): string {
   if (code === 'EISDIR') return 'name a file, not a folder';
-  // EEXIST: mkdir -p met a file where a folder of the path should be.
-  if (code === 'ENOTDIR' || code === 'EEXIST') return 'a part of the path is a file, not a folder: name another path';
-  if (verb === 'write' && code === 'ENOENT') return `create the folder ${dirname(file)} first, or name a file in a folder that exists`;
-  if (verb === 'write') return 'check the path and the permissions of its folder';
-  // The words loadDocument uses for a document it cannot read.
-  return 'check the path and the file permissions';
+  if (code === 'ENOENT') return `create the folder ${dirname(file)} first, or name a file in a folder that exists`;
+  return 'check the path and the permissions of its folder';
 }

@@ -39,6 +39,11 @@ export function readDocumentText(file: string, what: string, maxBytes: number): 
   }
 }
 
-function unreadable(file: string, what: string, code: string | undefined): ConfigError {
-  return new ConfigError(file, '$', `cannot read the ${what} (${code ?? 'error'})`, code === 'EISDIR' ? 'name a .json, .yaml or .yml file, not a folder' : 'check the path and the file permissions');
+/**
+ * A file that cannot be opened or read, in the words every reader of a named file uses (the CLI's
+ * signing key and --ref-root too): `<file> at $: cannot read the <what> (ENOENT). Fix: ...`.
+ * `wanted` is what to name instead of a folder.
+ */
+export function unreadable(file: string, what: string, code: string | undefined, wanted = 'a .json, .yaml or .yml file'): ConfigError {
+  return new ConfigError(file, '$', `cannot read the ${what} (${code ?? 'error'})`, code === 'EISDIR' ? `name ${wanted}, not a folder` : 'check the path and the file permissions');
 }
