@@ -1,4 +1,4 @@
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { channel, subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { join } from 'node:path';
 import express from 'express';
 import request from 'supertest';
@@ -55,10 +55,17 @@ test('svcgate:verification-failure: the refused token\'s code and the 401\'s des
   expect(received['svcgate:decision']).toEqual([]);
 });
 
-// What this proves is the guard's side: with every listener gone it answers as before. (That a removed
-// listener hears nothing is Node's promise; that svcgate skips building messages is not observable.)
+// With every listener gone the guard answers as before and publishes nothing (that a removed
+// listener hears nothing is Node's promise; the publish spy is svcgate's side).
 test('with every listener unsubscribed, requests are guarded as before and the old listener hears nothing', async () => {
   for (const [name, listener] of Object.entries(listeners)) unsubscribe(name, listener);
-  await request(app).get('/api/v1/users/5').set('Authorization', `Bearer ${await token({ role: 'user', userId: 5 })}`).expect(200);
-  expect(received['svcgate:decision']).toEqual([]);
+  // What svcgate does see: it publishes nothing to a channel without subscribers.
+  const publish = jest.spyOn(channel('svcgate:decision'), 'publish');
+  try {
+    await request(app).get('/api/v1/users/5').set('Authorization', `Bearer ${await token({ role: 'user', userId: 5 })}`).expect(200);
+    expect(received['svcgate:decision']).toEqual([]);
+    expect(publish).not.toHaveBeenCalled();
+  } finally {
+    publish.mockRestore();
+  }
 });
