@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { ConfigError } from '../../policy/compile/config-error';
 import { answerWithin } from '../../policy/evaluate/answer-within';
 import type { OperationFacts } from '../../policy/compile/data-document';
-import { operationSecurity, type SecurityRequirement } from '../../guard/security-alternatives';
+import { operationSecurity } from '../../guard/security-alternatives';
 
 /** Checks one non-bearer scheme of the document (an API key, a session...): truthy means satisfied. */
 export type SchemeCheck = (req: IncomingMessage) => unknown;
@@ -15,10 +15,14 @@ export type SecurityReading = { alternative: readonly string[] } | 'bearer' | 'a
 
 /** An operation whose security names other schemes besides the bearer one. */
 export interface SecurityPlan {
-  /** Requirements without the bearer scheme; meeting one means the bearer ACL does not decide. */
-  alternatives: SecurityRequirement[];
-  /** Requirements with the bearer scheme, each without it: the other schemes that must be met too. */
-  withBearer: SecurityRequirement[];
+  /**
+   * The schemes of each requirement without the bearer scheme; meeting one means the bearer ACL
+   * does not decide. Frozen at start-up: a request that meets one carries that list as
+   * `req.auth.schemes`, and its decision-log event too.
+   */
+  alternatives: (readonly string[])[];
+  /** The schemes of each requirement with the bearer scheme, the bearer scheme left out: the other schemes that must be met too. */
+  withBearer: (readonly string[])[];
 }
 
 /** A scheme check that has not answered in this time counts as not satisfied. */
@@ -42,8 +46,8 @@ export function securityPlans(document: Record<string, unknown>, operations: Rec
     const requirements = operationSecurity(document, paths[operation.path], operation.method);
     if (!operation.secured || requirements.every((requirement) => Object.keys(requirement).every((name) => name === bearer))) continue;
     plans.set(key, {
-      alternatives: requirements.filter((requirement) => !Object.hasOwn(requirement, bearer) && Object.keys(requirement).length > 0),
-      withBearer: requirements.filter((requirement) => Object.hasOwn(requirement, bearer)).map((requirement) => Object.fromEntries(Object.entries(requirement).filter(([name]) => name !== bearer))),
+      alternatives: requirements.filter((requirement) => !Object.hasOwn(requirement, bearer) && Object.keys(requirement).length > 0).map((requirement) => Object.freeze(Object.keys(requirement))),
+      withBearer: requirements.filter((requirement) => Object.hasOwn(requirement, bearer)).map((requirement) => Object.keys(requirement).filter((name) => name !== bearer)),
     });
   }
   return plans;
@@ -63,10 +67,9 @@ export async function readSecurity(plan: SecurityPlan, checks: Record<string, Sc
     }
     return result;
   };
-  const all = async (requirement: SecurityRequirement) => (await Promise.all(Object.keys(requirement).map(met))).every(Boolean);
-  // Frozen: req.auth.schemes and the decision-log event share it.
-  for (const requirement of plan.alternatives) if (await all(requirement)) return { alternative: Object.freeze(Object.keys(requirement)) };
-  for (const requirement of plan.withBearer) if (await all(requirement)) return 'bearer';
+  const all = async (names: readonly string[]) => (await Promise.all(names.map(met))).every(Boolean);
+  for (const names of plan.alternatives) if (await all(names)) return { alternative: names };
+  for (const names of plan.withBearer) if (await all(names)) return 'bearer';
   return 'anonymous';
 }
 
