@@ -1,6 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders, type RequestListener } from 'node:http';
 import { bearerJwt, bearerJwtAcl, MethodNotAllowedError, SvcgateHttpError, type BearerJwtAclOptions, type ErrorAnswers } from '../../src/auth';
 import { svcAcl, SvcApi, SvcContainer } from '../../src/svc';
+import { bearerApi } from '../helpers/bearer-api';
 import { listen } from '../helpers/listen';
 import { HS256, token } from '../helpers/tokens';
 
@@ -15,18 +16,17 @@ const EXPRESS: [string, () => ExpressApp][] = [
 ];
 
 const DOCUMENT = {
-  openapi: '3.0.3',
-  info: { title: 'methods', version: '1' },
+  ...bearerApi(
+    {
+      '/users': { get: { responses: { '200': { description: 'all' } } }, post: { responses: { '201': { description: 'created' } } } },
+      '/users/{id}': { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], get: { responses: { '200': { description: 'one' } } } },
+      '/users/me': { patch: { responses: { '200': { description: 'updated' } } } },
+      // An OPTIONS operation of its own (no bearer scheme: the ACL has no action for OPTIONS).
+      '/reports': { get: { responses: { '200': { description: 'reports' } } }, options: { security: [], responses: { '204': { description: 'what the reports answer' } } } },
+    },
+    'methods',
+  ),
   servers: [{ url: '/api' }],
-  security: [{ bearerAuth: [] }],
-  components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-  paths: {
-    '/users': { get: { responses: { '200': { description: 'all' } } }, post: { responses: { '201': { description: 'created' } } } },
-    '/users/{id}': { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }], get: { responses: { '200': { description: 'one' } } } },
-    '/users/me': { patch: { responses: { '200': { description: 'updated' } } } },
-    // An OPTIONS operation of its own (no bearer scheme: the ACL has no action for OPTIONS).
-    '/reports': { get: { responses: { '200': { description: 'reports' } } }, options: { security: [], responses: { '204': { description: 'what the reports answer' } } } },
-  },
 };
 const ACL = { bearerAuth: { anonymous: {}, user: { '/users': { 'read:any': ['*'], 'create:any': ['*'] }, '/users/{id}': { 'read:any': ['*'] }, '/users/me': { 'update:any': ['*'] }, '/reports': { 'read:any': ['*'] } } } };
 

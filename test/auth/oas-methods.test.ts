@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bearerApi } from '../helpers/bearer-api';
 import { startOasHost, type OasHost, type OasSetup } from '../helpers/oas-host';
 import { HS256, token } from '../helpers/tokens';
 
@@ -8,25 +9,24 @@ import { HS256, token } from '../helpers/tokens';
 // the real @oas-tools/core 3.1.0 (Express 4) over real HTTP on 127.0.0.1: the host itself answers
 // such a method with Express's 404 page; BearerJWT answers 405 with Allow, as bearerJwtAcl does.
 const DOCUMENT = {
-  openapi: '3.0.3',
-  info: { title: 'methods', version: '1' },
+  ...bearerApi(
+    {
+      '/users': {
+        'x-router-controller': 'users',
+        get: { operationId: 'listUsers', responses: { '200': { description: 'all' } } },
+        post: { operationId: 'createUser', responses: { '200': { description: 'created' } } },
+      },
+      '/users/{id}': {
+        'x-router-controller': 'users',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        get: { operationId: 'getUser', responses: { '200': { description: 'one' } } },
+      },
+      '/users/me': { 'x-router-controller': 'users', patch: { operationId: 'updateMe', responses: { '200': { description: 'updated' } } } },
+      '/open': { 'x-router-controller': 'users', get: { operationId: 'openThing', security: [], responses: { '200': { description: 'open' } } } },
+    },
+    'methods',
+  ),
   servers: [{ url: '/api' }],
-  security: [{ bearerAuth: [] }],
-  components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-  paths: {
-    '/users': {
-      'x-router-controller': 'users',
-      get: { operationId: 'listUsers', responses: { '200': { description: 'all' } } },
-      post: { operationId: 'createUser', responses: { '200': { description: 'created' } } },
-    },
-    '/users/{id}': {
-      'x-router-controller': 'users',
-      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-      get: { operationId: 'getUser', responses: { '200': { description: 'one' } } },
-    },
-    '/users/me': { 'x-router-controller': 'users', patch: { operationId: 'updateMe', responses: { '200': { description: 'updated' } } } },
-    '/open': { 'x-router-controller': 'users', get: { operationId: 'openThing', security: [], responses: { '200': { description: 'open' } } } },
-  },
 };
 const OPENAPI = join(mkdtempSync(join(tmpdir(), 'svcgate-oas-methods-')), 'openapi.yaml');
 writeFileSync(OPENAPI, JSON.stringify(DOCUMENT));
