@@ -4,7 +4,6 @@ import { dump } from 'js-yaml';
 import { parseClaimPath } from '../policy/request/claim-path';
 import { ANONYMOUS_DEFAULTS, type AnonymousDefault } from '../policy/compile/anonymous-default';
 import { compileApi } from '../policy/compile/compile-acl';
-import { loadDocument } from '../policy/compile/load-document';
 import { ConfigError } from '../policy/compile/config-error';
 import { policyWasmPath } from '../policy/evaluate/policy-wasm-path';
 import { signFiles, SIGNING_ALGORITHMS, type BundleSigning, type SigningAlgorithm } from '../fleet/bundle/bundle-signature';
@@ -141,10 +140,9 @@ async function explain(values: Values, rest: string[], documents: CommandDocumen
 async function audit(values: Values, rest: string[], documents: CommandDocuments): Promise<number> {
   if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
   if (values.json && values.html !== undefined) throw new UsageError('give --json or --html, not both');
-  const data = compile(values, documents);
+  const { data, declaration } = compileWithDocument(values, documents);
   const matrix = await auditMatrix(data);
   if (values.html !== undefined) {
-    const declaration = loadDocument(documents.source(values.acl!, 'acl'), 'ACL').value;
     writeOutputFile(values.html, 'audit page', auditPage(matrix, { data, declaration, name: values.acl === STANDARD_INPUT ? STANDARD_INPUT_NAME : values.acl! }));
     process.stdout.write(`wrote ${values.html}: ${matrix.roles.length} roles x ${Object.keys(matrix.operations).length} operations\n`);
     return 0;
@@ -161,7 +159,10 @@ async function diff(values: Values, rest: string[], warnings: StrictWarnings, do
   const failOn = values['fail-on'];
   if (failOn !== undefined && !(FAIL_ON as readonly string[]).includes(failOn)) throw new UsageError(`--fail-on must be one of ${FAIL_ON.join(', ')}`);
   if (values.acl === undefined) throw new UsageError('--acl <file> is required: the ACL as it is');
-  const version = (file: string, option: 'acl' | 'acl-new', name: string) => ({ data: compile(values, documents, file, option), declaration: loadDocument(documents.source(file, option), 'ACL').value, name });
+  const version = (file: string, option: 'acl' | 'acl-new', name: string) => {
+    const { data, declaration } = compileWithDocument(values, documents, file, option);
+    return { data, declaration, name };
+  };
   const old = version(values.acl, 'acl', 'old ACL');
   // The old ACL is what is already there: --strict gates on the warnings of the new one.
   await warnings.ignoreSoFar();

@@ -55,8 +55,11 @@ export function compileAcl(options: CompileAclOptions): DataDocument {
   return compileApi(options).data;
 }
 
-/** compileAcl, also giving the $ref-resolved OpenAPI document (adapters read its servers). */
-export function compileApi(options: CompileAclOptions): { data: DataDocument; document: Record<string, unknown> } {
+/**
+ * compileAcl, also giving the $ref-resolved OpenAPI document (adapters read its servers) and the
+ * ACL declaration as read (the CLI's audit page and diff name its grants without reading it again).
+ */
+export function compileApi(options: CompileAclOptions): { data: DataDocument; document: Record<string, unknown>; declaration: unknown } {
   const { scheme, operations: facts, document, file } = compileOperations(options);
   const loaded = loadDocument(options.acl, 'ACL');
   const acl = typeof options.acl === 'string' || options.aclSource === undefined ? loaded : { ...loaded, file: options.aclSource };
@@ -79,7 +82,7 @@ export function compileApi(options: CompileAclOptions): { data: DataDocument; do
 
   const content = { schema_version: DATA_SCHEMA_VERSION, scheme, anonymous_default: seedGrantApplies, roles, ...table, operations };
   const data = { ...content, revision: createHash('sha256').update(JSON.stringify(content)).digest('hex').slice(0, 16) };
-  return { data, document };
+  return { data, document, declaration: acl.value };
 }
 
 export type CompileOperationsOptions = Pick<CompileAclOptions, 'openapi' | 'refRoot' | 'scheme' | 'requiredScopes'>;
