@@ -9,7 +9,9 @@ const run = promisify(execFile);
 /** Runs `svcgate ...args` in a child process; its exit code and output, whether it failed or not. */
 export async function svcgate(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [SVCGATE_BIN, ...args]);
+    // The timeout: execFile leaves the child's standard input open, so a command that waits on it
+    // (or hangs) would otherwise keep jest, which CI runs in band, alive for ever.
+    const { stdout, stderr } = await run(process.execPath, [SVCGATE_BIN, ...args], { timeout: 60_000 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
