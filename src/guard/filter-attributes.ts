@@ -10,7 +10,7 @@ import { isWildcard, parseGlob, type AttributeGlob } from '../policy/attributes/
  * Arrays are filtered element by element, at any depth.
  */
 export function filterAttributes<T>(data: T, attributes: readonly string[]): T {
-  return filterTop(data, parsedGlobs(attributes)) as T;
+  return filterTop(data, parsedGlobs(attributes), undefined) as T;
 }
 
 // Cached decisions share one frozen attribute list between requests, so it is parsed once; a
@@ -26,9 +26,12 @@ function parsedGlobs(attributes: readonly string[]): readonly AttributeGlob[] {
 }
 
 /** The top value is always answered: `{}` when nothing of an object is shown, as accesscontrol does. */
-function filterTop(value: unknown, globs: readonly AttributeGlob[]): unknown {
-  if (Array.isArray(value)) return value.map((item) => filterTop(item, globs));
-  if (isRecord(value)) return filterObject(value, globs, false);
+function filterTop(value: unknown, globs: readonly AttributeGlob[], seen: Seen | undefined): unknown {
+  if (Array.isArray(value)) {
+    const items = seen ?? new Map();
+    return value.map((item) => filterTop(item, globs, items));
+  }
+  if (isRecord(value)) return filterObject(value, globs, false, seen);
   // A bare value has no attributes to choose among: it is shown when anything is granted.
   return globs.some((glob) => !glob.negated) ? value : undefined;
 }
@@ -39,10 +42,10 @@ const ABSENT = Symbol('absent');
  * `globs` are relative to `value` and reach into it; `shown` is what the most specific glob
  * covering `value` itself decided (false when none does).
  */
-function filterObject(value: Record<string, unknown>, globs: readonly AttributeGlob[], shown: boolean): Record<string, unknown> {
+function filterObject(value: Record<string, unknown>, globs: readonly AttributeGlob[], shown: boolean, seen: Seen | undefined): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
-    const kept = filterChild(value[key], globsAt(globs, key, shown));
+    const kept = filterChild(value[key], belowKey(globs, key, shown, seen), seen);
     // Defined, not assigned: a `__proto__` key (JSON.parse makes one) would set the result's prototype.
     if (kept !== ABSENT) Object.defineProperty(result, key, { value: kept, enumerable: true, writable: true, configurable: true });
   }
@@ -54,6 +57,25 @@ interface Below {
   shown: boolean;
   /** The globs that reach below this key, relative to it. */
   deeper: AttributeGlob[];
+}
+
+/**
+ * What globsAt found, within one call, for a list of globs (by identity: the parsed list, or a
+ * `deeper` list found here) and a key: the items of an array share their keys, so each is read
+ * once rather than once per item (10,000 items of 20 keys under a list of 301 globs: 614 ms, now
+ * about the cost of ["*"]). Only from the first array on: a lone object reads each key once anyway.
+ * Dropped when the call ends.
+ */
+type Seen = Map<readonly AttributeGlob[], Map<string, Below>>;
+
+function belowKey(globs: readonly AttributeGlob[], key: string, shown: boolean, seen: Seen | undefined): Below {
+  if (seen === undefined) return globsAt(globs, key, shown);
+  let byKey = seen.get(globs);
+  if (byKey === undefined) seen.set(globs, (byKey = new Map()));
+  const name = shown ? `+${key}` : `-${key}`;
+  let below = byKey.get(name);
+  if (below === undefined) byKey.set(name, (below = globsAt(globs, key, shown)));
+  return below;
 }
 
 function globsAt(globs: readonly AttributeGlob[], key: string, shownAbove: boolean): Below {
@@ -71,14 +93,16 @@ function globsAt(globs: readonly AttributeGlob[], key: string, shownAbove: boole
   return { shown: named ?? wildcard ?? shownAbove, deeper };
 }
 
-function filterChild(value: unknown, { shown, deeper }: Below): unknown {
+function filterChild(value: unknown, below: Below, seen: Seen | undefined): unknown {
+  const { shown, deeper } = below;
   if (deeper.length === 0) return shown ? value : ABSENT;
   if (Array.isArray(value)) {
-    const items = value.map((item) => filterChild(item, { shown, deeper })).filter((item) => item !== ABSENT);
+    const itemsSeen = seen ?? new Map();
+    const items = value.map((item) => filterChild(item, below, itemsSeen)).filter((item) => item !== ABSENT);
     return shown || items.length > 0 ? items : ABSENT;
   }
   if (!isRecord(value)) return shown ? value : ABSENT;
-  const kept = filterObject(value, deeper, shown);
+  const kept = filterObject(value, deeper, shown, seen);
   return shown || Object.keys(kept).length > 0 ? kept : ABSENT;
 }
 
