@@ -37,6 +37,29 @@ else := {
 	"reasons": sort(deny_reasons),
 }
 
+# METADATA
+# title: plan
+# description: |
+#   The decision on a list operation (x-acl-list), with the items the caller may see: all, none,
+#   or those whose owned parameters hold one of the caller's values (OR over anyOf, AND over the
+#   parameters of one entry). Exactly the items the item operation's decision allows one by one:
+#   `any` allows every item, `own` those whose every owned parameter the bound claim lists.
+#   Undefined on other operations, whose requests are decided by `decision` alone.
+# entrypoint: true
+plan := object.union(decision, {"list": items_plan}) if operation.list
+
+items_plan := {"kind": "none", "anyOf": [], "attributes": []} if not allow
+
+else := {"kind": "all", "anyOf": [], "attributes": attributes} if possession == "any"
+
+else := {"kind": "some", "anyOf": [listed_values], "attributes": attributes}
+
+# The item's owned parameter name -> the caller's values for it, sorted so the plan reads the same
+# whatever order the claim listed them in.
+listed_values[param.name] := sort(claimed_values(key)) if some key, param in operation.list.params
+
+claimed_values(key) := {value | some value in object.get(object.get(input, "claims", {}), key, []); is_string(value)}
+
 default allow := false
 
 # One body that reads the input checks, the operation and the possession once each, and a function
@@ -57,6 +80,17 @@ granted(op, "own") if {
 	scopes_met(op)
 	has_owned_parameter(op)
 	count(unowned_keys) == 0
+}
+
+# A list operation lists through `own` when the item has owned parameters and the caller holds a
+# value for each; an item without any can only be read, so listed, through `any`.
+granted(op, "own") if {
+	op.list
+	scopes_met(op)
+	count(op.list.params) > 0
+	every key, _ in op.list.params {
+		count(claimed_values(key)) > 0
+	}
 }
 
 # The attributes of an allowed request: those of the grants of the deciding possession. An `any`
@@ -379,7 +413,23 @@ deny_reasons contains concat("", [
 	": only ", operation.action, ":any can allow it",
 ]) if {
 	possession == "own"
+	not operation.list
 	not has_owned_parameter(operation)
+}
+
+deny_reasons contains concat("", [
+	"read:own lists nothing on ", input.operation, ": its item ", operation.list.item,
+	" has no owned parameter, so only read:any can list it",
+]) if {
+	possession == "own"
+	count(operation.list.params) == 0
+}
+
+deny_reasons contains reason if {
+	possession == "own"
+	some key, _ in operation.list.params
+	count(claimed_values(key)) == 0
+	reason := operation.unowned_reasons[key]
 }
 
 # The compiler writes the message for each owned parameter: building it here cost a denied

@@ -349,3 +349,102 @@ test_union_a_tie_in_another_role_keeps_the_negation if {
 	tied := object.union(union_sets, {"u": {"any": ["*", "!a.b"]}, "a": {"any": ["a.b", "!*.b"]}})
 	union_of(["user", "admin"]) == ["!a.b", "*", "a.b"] with union_sets as tied
 }
+
+# List operations (x-acl-list), as the compiler writes them: the item's grants row, resource and
+# owned parameters, `read` as the action, and a reason per owned parameter for a token without a
+# value. GET /pet-list lists GET /pets/{petId}; GET /record-list lists GET /records, which has no
+# owned parameter, and needs its scopes.
+listing_operations := {
+	"GET /pet-list": {
+		"resource": "/pets/{petId}", "action": "read", "secured": true,
+		"params": {},
+		"grants": "nv--",
+		"list": {"item": "GET /pets/{petId}", "params": pet_id},
+		"unowned_reasons": {"path:petId": "read:own lists nothing: no petId"},
+	},
+	"GET /record-list": {
+		"resource": "/records", "action": "read", "secured": true,
+		"params": {},
+		"grants": "oa--",
+		"scopes": [["records:read"]],
+		"list": {"item": "GET /records", "params": {}},
+	},
+}
+
+listing_api := object.union(api, {"operations": object.union(operations, listing_operations)})
+
+test_plan_own_lists_the_claimed_values_sorted if {
+	p_input := {"operation": "GET /pet-list", "role": "owner", "claims": {"path:petId": ["5", "4", 4]}}
+	p := authz.plan with input as p_input with data.svcgate.acl as listing_api
+	p.allow
+	p.possession == "own"
+	p.list == {"kind": "some", "anyOf": [{"petId": ["4", "5"]}], "attributes": ["name"]}
+}
+
+test_plan_any_lists_all if {
+	p_input := {"operation": "GET /pet-list", "role": "vet", "claims": {"path:petId": ["4"]}}
+	p := authz.plan with input as p_input with data.svcgate.acl as listing_api
+	p.allow
+	p.list == {"kind": "all", "anyOf": [], "attributes": ["health", "name"]}
+}
+
+test_plan_of_a_second_role_decides if {
+	p_input := {"operation": "GET /pet-list", "role": ["blocked", "owner"], "claims": {"path:petId": ["4"]}}
+	p := authz.plan with input as p_input with data.svcgate.acl as listing_api
+	p.role == "owner"
+	p.list.kind == "some"
+}
+
+test_plan_without_a_grant_lists_none if {
+	p_input := {"operation": "GET /pet-list", "role": "blocked", "claims": {"path:petId": ["4"]}}
+	p := authz.plan with input as p_input with data.svcgate.acl as listing_api
+	not p.allow
+	p.list == {"kind": "none", "anyOf": [], "attributes": []}
+	p.reasons == ["no role of the caller is granted read on /pets/{petId}"]
+}
+
+test_plan_own_without_a_value_lists_none if {
+	every claims in [{}, {"path:petId": []}, {"path:petId": [4]}] {
+		p_input := {"operation": "GET /pet-list", "role": "owner", "claims": claims}
+		p := authz.plan with input as p_input with data.svcgate.acl as listing_api
+		not p.allow
+		p.list.kind == "none"
+		p.reasons == ["read:own lists nothing: no petId"]
+	}
+}
+
+test_plan_own_of_an_item_without_owned_parameter_lists_none if {
+	p_input := {"operation": "GET /record-list", "role": "owner", "scopes": ["records:read"]}
+	p := authz.plan with input as p_input with data.svcgate.acl as listing_api
+	not p.allow
+	p.list.kind == "none"
+	p.reasons == [concat("", [
+		"read:own lists nothing on GET /record-list: its item GET /records has no owned parameter, ",
+		"so only read:any can list it",
+	])]
+}
+
+test_plan_needs_the_scopes if {
+	p_input := {"operation": "GET /record-list", "role": "vet", "scopes": []}
+	p := authz.plan with input as p_input with data.svcgate.acl as listing_api
+	not p.allow
+	p.list.kind == "none"
+	p.scopes == ["records:read"]
+	met_input := {"operation": "GET /record-list", "role": "vet", "scopes": ["records:read"]}
+	met := authz.plan with input as met_input with data.svcgate.acl as listing_api
+	met.list.kind == "all"
+}
+
+test_plan_is_undefined_on_other_operations if {
+	request := {"operation": "GET /pets/{petId}", "role": "vet", "params": {"path:petId": ["4"]}}
+	not authz.plan with input as request with data.svcgate.acl as listing_api
+}
+
+test_decision_on_a_list_operation_agrees_with_the_plan if {
+	every role in ["owner", "vet", "blocked"] {
+		request := {"operation": "GET /pet-list", "role": role, "claims": {"path:petId": ["4"]}}
+		d := authz.decision with input as request with data.svcgate.acl as listing_api
+		p := authz.plan with input as request with data.svcgate.acl as listing_api
+		d.allow == p.allow
+	}
+}

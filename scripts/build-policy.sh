@@ -10,7 +10,7 @@ opa=$(bash scripts/install-opa.sh --find)
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-"$opa" build -t wasm -e svcgate/authz/decision --capabilities policies/capabilities.json \
+"$opa" build -t wasm -e svcgate/authz/decision -e svcgate/authz/plan --capabilities policies/capabilities.json \
   -o "$out/bundle.tar.gz" policies/authz.rego
 mkdir -p dist
 tar -xzPOf "$out/bundle.tar.gz" /policy.wasm >dist/policy.wasm

@@ -5,7 +5,7 @@ import { parseWith } from '../policy/compile/parse-with';
 import { cachedCopy } from '../policy/evaluate/cached-decisions';
 import { decisionKey } from '../policy/evaluate/decision-key';
 import type { DecisionSource, ExpectedApi, PolicySource } from '../policy/evaluate/decision-source';
-import { decisionFrom, denied, MAX_CACHED_KEY, unavailable, type Decision, type PolicyInput } from '../policy/evaluate/evaluator';
+import { decisionFrom, denied, listOf, MALFORMED_DECISION, MAX_CACHED_KEY, unavailable, type Decision, type PolicyInput } from '../policy/evaluate/evaluator';
 import { LruCache } from '../policy/evaluate/lru-cache';
 import { boundedExchange, readBounded } from '../net/bounded-exchange';
 import { shownUrl } from '../net/shown-url';
@@ -116,19 +116,22 @@ class RemoteOpa implements DecisionSource {
   }
 
   private async ask(input: PolicyInput): Promise<{ decision: Decision; remember: boolean }> {
+    // A list operation asks the `plan` rule: the decision with the items the caller may see.
+    const list = listOf(this.api.operations, input.operation);
+    const rule = list === undefined ? 'decision' : 'plan';
     let answer: { status: number; body: unknown };
     try {
-      answer = await this.exchange('POST', '/v1/data/svcgate/authz/decision', JSON.stringify({ input }));
+      answer = await this.exchange('POST', `/v1/data/svcgate/authz/${rule}`, JSON.stringify({ input }));
     } catch (error) {
       return { decision: unavailable(`the remote OPA did not decide: ${(error as Error).message}`, 1), remember: false };
     }
     if (answer.status !== 200) return { decision: unavailable(`the remote OPA answered ${answer.status}`, 1), remember: false };
     const body = answer.body as { result?: unknown } | null;
     if (body === null || typeof body !== 'object' || !Object.hasOwn(body, 'result')) {
-      return { decision: denied('the remote OPA has no decision: data.svcgate.authz.decision is undefined there'), remember: false };
+      return { decision: denied(`the remote OPA has no decision: data.svcgate.authz.${rule} is undefined there`), remember: false };
     }
-    const decision = decisionFrom(body.result);
-    return { decision, remember: decision.reasons[0] !== 'the policy returned a malformed decision' };
+    const decision = decisionFrom(body.result, list);
+    return { decision, remember: decision.reasons[0] !== MALFORMED_DECISION };
   }
 
   /** Reads OPA's data document and compares its operations with the served document's. */

@@ -140,7 +140,7 @@ describe('writeBundle and readBundle', () => {
       document.svcgate.acl.schema_version = 4;
       files.set('data.json', Buffer.from(JSON.stringify(document)));
     });
-    expect((await refusal(readBundle(old))).message).toMatch(/schema_version must be 5/);
+    expect((await refusal(readBundle(old))).message).toMatch(/schema_version must be 6/);
     const garbage = await tamper(await exampleBundle({ revision: 'x' }), (files) => files.set('data.json', Buffer.from('{"svcgate":{"acl":{"operations":[]}}}')));
     expect((await refusal(readBundle(garbage))).code).toBe('ERR_SVCGATE_BUNDLE_DATA');
     const badOperation = await tamper(await exampleBundle({ revision: 'x' }), (files) => {

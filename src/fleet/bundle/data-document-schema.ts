@@ -32,6 +32,7 @@ const operationSchema = z
     scopes: z.array(z.array(z.string())),
     grants: z.string(),
     unowned_reasons: z.record(z.string(), z.string()),
+    list: z.object({ item: z.string(), params: z.record(z.string(), param) }).strict().optional(),
   })
   .strict();
 

@@ -44,6 +44,8 @@ const ANONYMOUS_DEFAULT_GRANTED =
 
 function factDifferences(key: string, expected: OperationFacts, compiled: OperationFacts): string[] {
   const fields = Object.keys(expected) as (keyof OperationFacts)[];
+  // A list operation on one side only is a difference too: the plan decides which items a handler returns.
+  if (compiled.list !== undefined && expected.list === undefined) fields.push('list');
   return fields.filter((field) => canonical(expected[field]) !== canonical(compiled[field])).map((field) => `${quoted(key)}: ${field} differs`);
 }
 

@@ -27,7 +27,9 @@ export function anonymousDefaultOf(option: unknown, document: Record<string, unk
  * The built-in grant (SPEC 3.3) that applies while the ACL does not declare `anonymous`:
  * `read:any`, every attribute, on each secured operation without parameters of any kind.
  */
-export function openedByAnonymousDefault(operation: OperationFacts): boolean {
+export function openedByAnonymousDefault(operation: OperationFacts, operations: Readonly<Record<string, OperationFacts>>): boolean {
+  // A list operation lists what its item shows, so the default opens it only with its item (whose path parameter keeps it closed).
+  if (operation.list !== undefined) return openedByAnonymousDefault(operations[operation.list.item]!, operations);
   return operation.secured && operation.action === 'read' && Object.keys(operation.params).length === 0;
 }
 
@@ -37,7 +39,7 @@ export function openedByAnonymousDefault(operation: OperationFacts): boolean {
  * lists what it opens, and with `strict` the start-up fails instead.
  */
 export function reportAnonymousDefault(operations: Record<string, OperationFacts>, aclFile: string, strict: boolean): void {
-  const opened = Object.keys(operations).filter((key) => openedByAnonymousDefault(operations[key]!));
+  const opened = Object.keys(operations).filter((key) => openedByAnonymousDefault(operations[key]!, operations));
   if (opened.length === 0) return;
   const problem = `the ACL does not declare anonymous, so the built-in default lets callers without a token (or without a role claim) read:any, every attribute, on ${opened.join(', ')}`;
   const fix = 'declare anonymous: {} to turn the default off, or declare what anonymous may do, e.g. anonymous: { "/status": { "read:any": ["*"] } }';

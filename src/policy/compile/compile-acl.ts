@@ -3,6 +3,7 @@ import { readRoles } from './acl-declaration';
 import { anonymousDefaultOf, reportAnonymousDefault, type AnonymousDefault } from './anonymous-default';
 import { findBearerScheme } from './bearer-scheme';
 import { DATA_SCHEMA_VERSION, type DataDocument, type OperationFacts } from './data-document';
+import { listPaths, refuseListPathReads } from './list-grants';
 import { loadDocument } from './load-document';
 import { readOperations } from './openapi-operations';
 import { withGrants } from './operation-grants';
@@ -63,7 +64,8 @@ export function compileApi(options: CompileAclOptions): { data: DataDocument; do
   const { scheme, operations: facts, document, file } = compileOperations(options);
   const loaded = loadDocument(options.acl, 'ACL');
   const acl = typeof options.acl === 'string' || options.aclSource === undefined ? loaded : { ...loaded, file: options.aclSource };
-  const declared = readRoles(acl.value, acl.file, new Set(Object.values(facts).map((operation) => operation.resource)));
+  const declared = readRoles(acl.value, acl.file, new Set([...Object.values(facts).map((operation) => operation.resource), ...listPaths(facts)]));
+  refuseListPathReads(facts, declared, acl.file);
   const declaresAnonymous = Object.hasOwn(declared.roles, 'anonymous');
   // Read even when the ACL declares anonymous, so that a wrong option or document key is never silently ignored.
   const anonymousDefault = anonymousDefaultOf(options.anonymousDefault, document, file);

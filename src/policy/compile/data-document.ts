@@ -4,7 +4,7 @@
  * docs/policy.md, "The data document", describes the same schema; change both together.
  */
 
-export const DATA_SCHEMA_VERSION = 5 as const;
+export const DATA_SCHEMA_VERSION = 6 as const;
 
 export type Action = 'create' | 'read' | 'update' | 'delete';
 export type Possession = 'any' | 'own';
@@ -66,6 +66,21 @@ export interface OperationSpec {
    * policy does not build the message on every denied request.
    */
   unowned_reasons: Record<string, string>;
+  /**
+   * Set on a list operation (`x-acl-list`): the item operation it lists and the item's owned
+   * parameters. The operation's `resource`, `action`, `grants` and `scopes` are then the item's
+   * (scopes: the token must meet both operations' requirements), and the policy's `plan` rule
+   * answers which items the caller may see (SPEC 11).
+   */
+  list?: ListSpec;
+}
+
+/** What a list operation lists: see OperationSpec.list. */
+export interface ListSpec {
+  /** The item operation's key, e.g. `GET /orders/{orderId}`. */
+  item: string;
+  /** The item's owned parameters, keyed as in its `params`; the plan names them by `name`. */
+  params: Record<string, ParamSpec>;
 }
 
 /** What the OpenAPI document says of an operation, before the ACL adds its grants; all the request side needs. */

@@ -11,6 +11,7 @@ import {
   type SchemaType,
 } from './data-document';
 import { claimPathSchema, parseClaimPath } from '../request/claim-path';
+import { linkListOperations, type ListDeclaration } from './list-operations';
 import { parseWith } from './parse-with';
 import { scopeAlternatives } from './scope-requirements';
 
@@ -50,6 +51,7 @@ const securitySchema = z.array(z.record(z.string(), z.array(z.string())));
 export function readOperations(doc: unknown, file: string, scheme: string, requiredScopes: readonly string[] = []): Record<string, OperationFacts> {
   const api = parseWith(documentSchema, doc, file, [], 'give an OpenAPI 3.0 or 3.1 document with a paths object');
   const operations: Record<string, OperationFacts> = {};
+  const lists: ListDeclaration[] = [];
 
   for (const [path, item] of Object.entries(api.paths)) {
     const shared = readParameters(item.parameters, file, ['paths', path, 'parameters']);
@@ -68,7 +70,9 @@ export function readOperations(doc: unknown, file: string, scheme: string, requi
       const own = readParameters(operation.parameters, file, [...at, 'parameters']);
       const params = { ...shared, ...own, ...readBoundBody(operation.requestBody, file, [...at, 'requestBody']) };
       checkPathTemplate(path, params, file, at);
-      operations[operationKey(method, path)] = {
+      const key = operationKey(method, path);
+      if (operation['x-acl-list'] !== undefined) lists.push({ key, value: operation['x-acl-list'], at });
+      operations[key] = {
         method: method.toUpperCase(),
         path,
         operation_id: typeof operation.operationId === 'string' ? operation.operationId : null,
@@ -80,6 +84,7 @@ export function readOperations(doc: unknown, file: string, scheme: string, requi
       };
     }
   }
+  linkListOperations(operations, lists, file);
   return operations;
 }
 

@@ -20,7 +20,7 @@ export function withGrants(operations: Record<string, OperationFacts>, declared:
   for (const [key, operation] of Object.entries(operations)) {
     const row = builder.addRow(key);
     if (operation.secured) securedByResource.set(operation.resource, [...(securedByResource.get(operation.resource) ?? []), { row, action: operation.action }]);
-    if (seedGrantApplies && openedByAnonymousDefault(operation)) builder.set(row, builder.column('anonymous'), ['*'], undefined);
+    if (seedGrantApplies && openedByAnonymousDefault(operation, operations)) builder.set(row, builder.column('anonymous'), ['*'], undefined);
   }
 
   // Walked from the declarations, so that the work follows what is declared, not roles x operations.

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadPolicy, loadPolicySync, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
-import type { DataDocument, Possession } from '../compile/data-document';
+import type { DataDocument, ListSpec, Possession } from '../compile/data-document';
 import { cachedCopy } from './cached-decisions';
 import { decisionKey } from './decision-key';
 import type { DecisionSource } from './decision-source';
+import type { ListPlan } from './list-plan';
+import { listPlanFrom } from './list-plan-from';
 import { LruCache } from './lru-cache';
 import { policyWasmPath } from './policy-wasm-path';
 
@@ -44,10 +46,17 @@ export interface Decision {
    * `maxAge`, a remote OPA unreachable): the adapters answer 503 with `Retry-After`.
    */
   unavailable?: { retryAfterSeconds: number };
+  /**
+   * On a list operation (`x-acl-list`), the items the caller may see, decided with the rest by the
+   * policy's `plan` rule: `none` exactly when `allow` is false. Absent on other operations.
+   */
+  list?: ListPlan;
 }
 
-/** The policy's one entrypoint, in policy.wasm and in a bundle's manifest. */
+/** The policy's entrypoint for every operation but list operations; the one a bundle's manifest names. */
 export const ENTRYPOINT = 'svcgate/authz/decision';
+/** The entrypoint for list operations: `decision` with the plan of the items (`list`). */
+export const PLAN_ENTRYPOINT = 'svcgate/authz/plan';
 const encoder = new TextEncoder();
 /**
  * Inputs whose key is longer than this are decided but not remembered: parameter values come from
@@ -144,17 +153,19 @@ export class Evaluator implements DecisionSource {
   evaluate(input: PolicyInput): Decision {
     let key: string | undefined;
     let resultSet: unknown;
+    let list: ListSpec | undefined;
     try {
       key = this.cacheSize > 0 ? decisionKey(input) : undefined;
       if (key !== undefined && key.length > MAX_CACHED_KEY) key = undefined;
       const cached = key === undefined ? undefined : this.cache.get(key);
       if (cached) return cached;
-      resultSet = this.policy.evaluate(encoder.encode(JSON.stringify(input)).buffer, ENTRYPOINT);
+      list = listOf(this.current.operations, input.operation);
+      resultSet = this.policy.evaluate(encoder.encode(JSON.stringify(input)).buffer, list === undefined ? ENTRYPOINT : PLAN_ENTRYPOINT);
     } catch (error) {
       // opa-wasm throws strings as well as Errors.
       return denied(`policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const decision = readDecision(resultSet);
+    const decision = readDecision(resultSet, list);
     if (key !== undefined) this.cache.set(key, cachedCopy(decision));
     return decision;
   }
@@ -194,16 +205,32 @@ function withData(loaded: LoadedPolicy, text: Uint8Array): LoadedPolicy {
   return loaded;
 }
 
-/** Accepts only a result of exactly the documented shape; anything else is a deny. */
-function readDecision(resultSet: unknown): Decision {
-  if (!Array.isArray(resultSet) || resultSet.length !== 1) return denied('the policy returned no decision');
-  return decisionFrom((resultSet[0] as { result?: unknown } | undefined)?.result);
+/** The list operation `operation` names, if it is one; `operations` comes from a document that may have been written by hand. */
+export function listOf(operations: Readonly<Record<string, { list?: ListSpec }>>, operation: unknown): ListSpec | undefined {
+  if (typeof operation !== 'string' || typeof operations !== 'object' || operations === null || !Object.hasOwn(operations, operation)) return undefined;
+  return operations[operation]?.list;
 }
 
-/** The policy's `decision` value as a Decision when it has exactly the documented shape, else a deny. */
-export function decisionFrom(result: unknown): Decision {
-  if (!isDecision(result)) return denied('the policy returned a malformed decision');
+/** Accepts only a result of exactly the documented shape; anything else is a deny. */
+function readDecision(resultSet: unknown, list: ListSpec | undefined): Decision {
+  if (!Array.isArray(resultSet) || resultSet.length !== 1) return denied('the policy returned no decision');
+  return decisionFrom((resultSet[0] as { result?: unknown } | undefined)?.result, list);
+}
+
+export const MALFORMED_DECISION = 'the policy returned a malformed decision';
+
+/**
+ * The policy's `decision` (or, for a list operation, `plan`) value as a Decision when it has
+ * exactly the documented shape, else a deny.
+ */
+export function decisionFrom(result: unknown, list?: ListSpec): Decision {
+  if (!isDecision(result)) return denied(MALFORMED_DECISION);
   const decision: Decision = { allow: result.allow, attributes: result.attributes, role: result.role, possession: result.possession, scopes: result.scopes, reasons: result.reasons };
+  if (list !== undefined) {
+    const plan = listPlanFrom((result as { list?: unknown }).list, list, decision.allow);
+    if (plan === undefined) return denied(MALFORMED_DECISION);
+    decision.list = plan;
+  }
   if (!decision.allow && decision.reasons.length === 0) return { ...decision, reasons: ['denied by policy'] };
   return decision;
 }

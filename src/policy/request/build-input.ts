@@ -67,6 +67,13 @@ export function buildInput(
     const claim = readClaim(payload, binding);
     if (claim !== undefined) input.claims![k] = serializeClaimValue(param, claim);
   }
+  // A list operation owns nothing itself: the policy plans its items from the claims bound to the item's owned parameters.
+  if (operation.list !== undefined) {
+    for (const { key: k, param, binding } of ownedParams(operation.list)) {
+      const claim = readClaim(payload, binding);
+      if (claim !== undefined) input.claims![k] = serializeClaimValue(param, claim);
+    }
+  }
   return input;
 }
 

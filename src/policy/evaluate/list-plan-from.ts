@@ -1,0 +1,64 @@
+import { numberValue } from '../request/canonical-number';
+import type { ListSpec, ParamSpec } from '../compile/data-document';
+import type { ListCondition, ListPlan, ListValue } from './list-plan';
+
+/**
+ * The policy's `list` (from the `plan` rule) as a ListPlan when it has exactly the documented
+ * shape for this list operation, else undefined (the caller denies). Its values, canonical text as
+ * the policy compares them, are typed by the item parameter's schema on the way out.
+ */
+export function listPlanFrom(value: unknown, spec: ListSpec, allow: boolean): ListPlan | undefined {
+  if (!isRecord(value) || !isStringList(value.attributes) || !Array.isArray(value.anyOf)) return undefined;
+  const { anyOf, attributes } = value;
+  // A plan that does not agree with the decision beside it is no plan: the answer and the rows must come from one judgement.
+  const kind = allow ? (anyOf.length > 0 ? 'some' : 'all') : 'none';
+  if (value.kind !== kind || (kind === 'none' && anyOf.length > 0)) return undefined;
+  if (kind === 'none' && attributes.length > 0) return undefined;
+  const byName = new Map(Object.values(spec.params).map((param) => [param.name, param]));
+  const conditions: ListCondition[] = [];
+  for (const entry of anyOf) {
+    const condition = conditionFrom(entry, byName);
+    if (condition === undefined) return undefined;
+    conditions.push(condition);
+  }
+  return { kind, anyOf: conditions, attributes };
+}
+
+/** One entry of anyOf: every owned parameter of the item, each with at least one value. */
+function conditionFrom(entry: unknown, byName: ReadonlyMap<string, ParamSpec>): ListCondition | undefined {
+  if (!isRecord(entry) || Object.keys(entry).length !== byName.size || byName.size === 0) return undefined;
+  const condition: ListCondition = {};
+  for (const [name, param] of byName) {
+    const values = Object.hasOwn(entry, name) ? entry[name] : undefined;
+    if (!isStringList(values) || values.length === 0) return undefined;
+    const typed: ListValue[] = [];
+    for (const text of values) {
+      const value = typedValue(text, param);
+      if (value === undefined) return undefined;
+      typed.push(value);
+    }
+    condition[name] = typed;
+  }
+  return condition;
+}
+
+/** A canonical value (serialize-param.ts) as the parameter's schema types it. */
+function typedValue(text: string, param: ParamSpec): ListValue | undefined {
+  switch (param.type) {
+    case 'integer':
+    case 'number':
+      return numberValue(text);
+    case 'boolean':
+      return text === 'true' ? true : text === 'false' ? false : undefined;
+    default:
+      return text;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
