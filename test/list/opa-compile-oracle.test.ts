@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { toSql } from '../../src/list';
 import { buildInput, compileAcl, Evaluator, type DataDocument, type OperationSpec, type PolicyInput, type VerifiedPayload } from '../../src/policy';
 import { bearerApi } from '../helpers/bearer-api';
 import { startOpa, type OpaServer } from '../helpers/opa-server';
@@ -10,13 +11,15 @@ import { startPglite, type PgliteProcess } from '../helpers/pglite-process';
 // Issue 30's second oracle: OPA's own Compile API (`opa run --server`, the pinned OPA) decides
 // which rows of a real PostgreSQL (PGlite) a caller may read through the fixed policy's item
 // decision, and the rows its SQL selects must be exactly those whose item request
-// (`GET /orders/{orderId}`) svcgate's in-process evaluator allows one by one.
+// (`GET /orders/{orderId}`) svcgate's in-process evaluator allows one by one; and so must the rows
+// that toSql selects from the plan of the list operation (`GET /orders`, `x-acl-list`).
 //
 // Why two steps. OPA 1.22's SQL target translates only a residual of `=`, `!=`, `<`... between
 // `input.<table>.<column>` and a scalar. The policy itself, asked with the item's parameter unknown
-// (`input.params`), leaves `every`, `in` over a set, `count`, `is_array`, `object.get`, `not` and
-// its `else` rules (`decision`, `possession`) in the residual, and OPA refuses it
-// (pe_fragment_error; the first test below pins the refusal). A wrapper that hands the policy the
+// (`input.params`), leaves a residual that counts partial sets (input_errors, unowned_keys, whose
+// rules keep `every`, `in` over a set, `is_array`, `object.get` and `not`) and refers to the rules
+// with `else` (`decision`, `possession`) unevaluated, and OPA refuses it (pe_fragment_error; the
+// first test below pins the refusal). A wrapper that hands the policy the
 // row's id with `with input as {...}` and keeps the row unknown under `input` is refused too
 // ("with" not permitted): OPA keeps a `with` on `input` unevaluated while anything under `input` is
 // unknown. So:
@@ -33,6 +36,7 @@ import { startPglite, type PgliteProcess } from '../helpers/pglite-process';
 // The probe relies on the policy comparing a parameter with the claims only by equality; the
 // per-row decisions it is compared with rely on nothing.
 
+const LIST = 'GET /orders';
 const ITEM = 'GET /orders/{orderId}';
 const KEY = 'path:orderId';
 const ROLES = ['customer', 'vip', 'clerk', 'boss', 'accountant'] as const;
@@ -42,10 +46,13 @@ const TWO_63 = 2n ** 63n;
 const NOTABLE_IDS = [0n, 1n, 2n, 3n, 7n, 42n, -1n, -7n, 10n ** 15n, TWO_53 - 1n, TWO_53, TWO_53 + 1n, -(TWO_53 + 1n), TWO_63 - 1n, -TWO_63];
 const ROW_COUNT = 3000;
 
-const openapi = bearerApi({
-  '/orders': { get: { responses: { 200: { description: 'the caller’s orders' } } } },
+// The item needs the scope orders:read or orders:admin (OpenAPI 3.1 lets an http bearer scheme name
+// scopes); the list operation needs none of its own, so it needs the item's.
+const paths = {
+  '/orders': { get: { 'x-acl-list': { item: '/orders/{orderId}' }, responses: { 200: { description: 'the caller’s orders' } } } },
   '/orders/{orderId}': {
     get: {
+      security: [{ bearerAuth: ['orders:read'] }, { bearerAuth: ['orders:admin'] }],
       parameters: [{ name: 'orderId', in: 'path', required: true, 'x-acl-binding': 'orders', schema: { type: 'integer' } }],
       responses: { 200: { description: 'one order' } },
     },
@@ -53,7 +60,8 @@ const openapi = bearerApi({
   '/invoices/{invoiceId}': {
     get: { parameters: [{ name: 'invoiceId', in: 'path', required: true, schema: { type: 'integer' } }], responses: { 200: { description: 'one invoice' } } },
   },
-});
+};
+const openapi = { ...bearerApi(paths), openapi: '3.1.0' };
 
 // read:own, read:any, both through $extend (boss reaches customer's read:own through vip), and a
 // role granted nothing on orders.
@@ -68,26 +76,31 @@ const acl = {
 
 const data: DataDocument = compileAcl({ openapi, acl });
 const itemOperation: OperationSpec = data.operations[ITEM]!;
+const listOperation: OperationSpec = data.operations[LIST]!;
 const dir = mkdtempSync(join(tmpdir(), 'svcgate-compile-oracle-'));
-let opa: OpaServer;
-let db: PgliteProcess;
+let opa: OpaServer | undefined;
+let db: PgliteProcess | undefined;
 let evaluator: Evaluator;
 let rowIds: string[];
 
 beforeAll(async () => {
   writeFileSync(join(dir, 'data.json'), JSON.stringify({ svcgate: { acl: data } }));
-  [opa, db, evaluator] = await Promise.all([
+  // Both are kept before either failure is thrown, so that afterAll stops whichever did start.
+  const [opaStart, dbStart] = await Promise.allSettled([
     startOpa([join(__dirname, '../../policies/authz.rego'), join(__dirname, 'item-oracle.rego'), join(dir, 'data.json')]),
     startPglite(),
-    Evaluator.create(data, { decisionCacheSize: 0 }),
   ]);
+  if (opaStart.status === 'fulfilled') opa = opaStart.value;
+  if (dbStart.status === 'fulfilled') db = dbStart.value;
+  for (const start of [opaStart, dbStart]) if (start.status === 'rejected') throw start.reason;
+  evaluator = await Evaluator.create(data, { decisionCacheSize: 0 });
   const ids = new Set(NOTABLE_IDS.map(String));
   const randomIds = fc.sample(fc.oneof(fc.bigInt({ min: -50n, max: 500n }), fc.bigInt({ min: -TWO_63, max: TWO_63 - 1n })), { numRuns: ROW_COUNT * 2, seed: 30 });
   for (const id of randomIds) if (ids.size < ROW_COUNT) ids.add(String(id));
   rowIds = [...ids].sort();
   // id_text is the id as the policy compares it (canonical decimal text); PostgreSQL prints a bigint so.
-  await db.exec('CREATE TABLE orders (id bigint PRIMARY KEY, id_text text GENERATED ALWAYS AS (id::text) STORED)');
-  await db.query('INSERT INTO orders (id) SELECT unnest($1::bigint[])', [rowIds]);
+  await db!.exec('CREATE TABLE orders (id bigint PRIMARY KEY, id_text text GENERATED ALWAYS AS (id::text) STORED)');
+  await db!.query('INSERT INTO orders (id) SELECT unnest($1::bigint[])', [rowIds]);
 }, 60_000);
 
 afterAll(async () => {
@@ -107,7 +120,7 @@ interface Expr {
 }
 
 async function opaPost(path: string, body: unknown, accept = 'application/json'): Promise<{ status: number; body: Record<string, unknown> }> {
-  const answer = await fetch(`${opa.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(body) });
+  const answer = await fetch(`${opa!.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(body) });
   return { status: answer.status, body: (await answer.json()) as Record<string, unknown> };
 }
 
@@ -145,7 +158,7 @@ async function opaWhere(request: PolicyInput): Promise<{ where: string | null; q
   const result = partial.body.result as { queries?: Expr[][]; support?: unknown[] };
   if (result.support !== undefined) throw new Error(`unexpected support modules ${JSON.stringify(result.support)}`);
   const queries = result.queries ?? [];
-  const put = await fetch(`${opa.url}/v1/policies/item-residual`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: residualModule(queries) });
+  const put = await fetch(`${opa!.url}/v1/policies/item-residual`, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: residualModule(queries) });
   expect(put.status).toBe(200);
   await put.arrayBuffer();
   const sql = await opaPost('/v1/compile/item_residual/include', { input: {}, unknowns: ['input.orders'] }, 'application/vnd.opa.sql.postgresql+json');
@@ -162,10 +175,19 @@ function firstUnclaimed(claimed: readonly string[]): string {
   return String(probe);
 }
 
-async function selectedIds(where: string | null): Promise<string[]> {
+async function selectedIds(where: string | null, values: unknown[] = []): Promise<string[]> {
   if (where === null) return [];
-  const rows = await db.query<{ id: string }>(`SELECT id::text AS id FROM orders ${where}`);
+  const rows = await db!.query<{ id: string }>(`SELECT id::text AS id FROM orders ${where}`, values);
   return rows.map((row) => row.id).sort();
+}
+
+/** The rows toSql selects from the plan the evaluator gives the list request, and the plan's kind. */
+async function plannedIds(payload: VerifiedPayload): Promise<{ kind: string; ids: string[] }> {
+  const decision = evaluator.evaluate(buildInput(LIST, listOperation, {}, payload));
+  if (decision.list === undefined) throw new Error(`no plan for ${JSON.stringify(payload)}: ${JSON.stringify(decision)}`);
+  expect(decision.allow).toBe(decision.list.kind !== 'none');
+  const { text, values } = toSql(decision.list, { dialect: 'postgres', columns: { orderId: 'id' } });
+  return { kind: decision.list.kind, ids: await selectedIds(`WHERE ${text}`, values) };
 }
 
 /** The rows whose item request the in-process evaluator allows, with inputs built as the adapters build them. */
@@ -179,11 +201,18 @@ function difference(selected: readonly string[], allowed: readonly string[]): { 
 }
 
 test('OPA 1.22 SQL target refuses the fixed policy itself with the item parameter unknown (why the oracle takes two steps)', async () => {
-  const request = { operation: ITEM, role: 'customer', claims: { [KEY]: ['1', '3'] } };
+  const request = { operation: ITEM, role: 'customer', claims: { [KEY]: ['1', '3'] }, scopes: ['orders:read'] };
+  const refusals: Record<string, unknown> = {};
   for (const rule of ['allow', 'decision']) {
     const answer = await opaPost(`/v1/compile/svcgate/authz/${rule}`, { input: request, unknowns: ['input.params'] }, 'application/vnd.opa.sql.postgresql+json');
-    expect({ rule, status: answer.status, codes: [...new Set((answer.body.errors as { code: string }[]).map((error) => error.code))] }).toEqual({ rule, status: 400, codes: ['pe_fragment_error'] });
+    refusals[rule] = { status: answer.status, messages: [...new Set((answer.body.errors as { code: string; message: string }[]).map((error) => `${error.code}: ${error.message}`))].sort() };
   }
+  // `count` of the residual's partial sets (input_errors, unowned_keys, whose rules hold the `every`
+  // and `in`), `possession` and `decision` left as references because they have `else`.
+  expect(refusals).toEqual({
+    allow: { status: 400, messages: ['pe_fragment_error: eq: invalid ref operand: data.svcgate.authz.possession', 'pe_fragment_error: invalid builtin `count`'] },
+    decision: { status: 400, messages: ['pe_fragment_error: invalid data reference "data.svcgate.authz.decision"'] },
+  });
 });
 
 /** A claim value in any shape a token may carry: ids as numbers and numeric strings, unsafe integers both ways, junk. */
@@ -199,12 +228,14 @@ const roleClaim = fc.oneof(
   fc.subarray([...ROLES, 'ghost'], { minLength: 1, maxLength: 3 }),
   fc.constantFrom<unknown>(undefined, 'ghost', 42, [], ['customer', 7]),
 );
+/** Mostly the scopes the item needs, sometimes the wrong ones or none. */
+const scopeClaim = fc.constantFrom<unknown>('orders:read', 'orders:admin', 'profile orders:read', 'orders:read', 'orders:admin', 'profile', '', undefined);
 const payloadArbitrary = fc
-  .record({ role: roleClaim, orders: fc.oneof(claimValue, fc.array(claimValue, { maxLength: 6 }), fc.constant(undefined)) })
-  .map(({ role, orders }) => Object.fromEntries(Object.entries({ role, orders }).filter(([, value]) => value !== undefined)) as VerifiedPayload);
+  .record({ role: roleClaim, orders: fc.oneof(claimValue, fc.array(claimValue, { maxLength: 6 }), fc.constant(undefined)), scope: scopeClaim })
+  .map((claims) => Object.fromEntries(Object.entries(claims).filter(([, value]) => value !== undefined)) as VerifiedPayload);
 
-test('for random callers, the rows OPA-generated SQL selects in PostgreSQL are exactly those whose item request is allowed', async () => {
-  const seen = { none: 0, all: 0, some: 0 };
+test('for random callers, the rows OPA-generated SQL and toSql select in PostgreSQL are exactly those whose item request is allowed', async () => {
+  const seen = { none: 0, all: 0, some: 0, someRows: 0 };
   await fc.assert(
     fc.asyncProperty(payloadArbitrary, async (payload) => {
       const request = buildInput(ITEM, itemOperation, {}, payload);
@@ -213,13 +244,17 @@ test('for random callers, the rows OPA-generated SQL selects in PostgreSQL are e
       const allowed = allowedOneByOne(payload);
       expect({ payload, where: where?.slice(0, 300), ...difference(selected, allowed) }).toEqual({ payload, where: where?.slice(0, 300), onlySelected: [], onlyAllowed: [] });
       expect(selected.length).toBe(allowed.length);
-      seen[allowed.length === 0 ? 'none' : allowed.length === rowIds.length ? 'all' : 'some'] += 1;
+      const planned = await plannedIds(payload);
+      expect({ payload, plan: planned.kind, ...difference(planned.ids, allowed) }).toEqual({ payload, plan: planned.kind, onlySelected: [], onlyAllowed: [] });
+      seen[planned.kind as 'none' | 'all' | 'some'] += 1;
+      if (planned.kind === 'some' && allowed.length > 0) seen.someRows += 1;
       if (queries.some((query) => query.length === 0)) expect(where).toBe('');
     }),
-    { numRuns: 40 },
+    { numRuns: 60 },
   );
-  // Every kind of answer was compared, not only denials.
+  // Every kind of plan was compared, not only denials.
   expect(seen.none).toBeGreaterThan(0);
   expect(seen.all).toBeGreaterThan(0);
   expect(seen.some).toBeGreaterThan(0);
+  expect(seen.someRows).toBeGreaterThan(0);
 }, 120_000);
