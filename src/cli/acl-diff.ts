@@ -21,6 +21,8 @@ export interface CellChange {
   change: 'widened' | 'narrowed' | 'changed';
   /** The declared grants that differ behind the change (see changeCause), on the role or through its `$extend`. */
   cause: string;
+  /** Set on a list operation (x-acl-list): the item operation whose read grants decide it. */
+  lists?: string;
 }
 
 const RANK: Record<Access, number> = { '-': 0, own: 1, any: 2, public: 3 };
@@ -39,7 +41,8 @@ export async function aclDiff(before: AclVersion, after: AclVersion): Promise<Ce
       const is = cell(after.data, operation, role, next.operations[operation]?.[role] ?? '-');
       const change = compare(was, is);
       if (change === undefined) continue;
-      changes.push({ operation, role, before: was, after: is, change, cause: changeCause(before, after, operation, role, change, { before: was.access, after: is.access }) });
+      const lists = next.lists[operation] ?? old.lists[operation];
+      changes.push({ operation, role, before: was, after: is, change, cause: changeCause(before, after, operation, role, change, { before: was.access, after: is.access }), ...(lists === undefined ? {} : { lists }) });
     }
   }
   return changes;
@@ -80,5 +83,5 @@ function compare(was: Cell, is: Cell): CellChange['change'] | undefined {
 export function formatDiff(changes: readonly CellChange[]): string {
   if (changes.length === 0) return 'no decision changes\n';
   const shown = ({ access, attributes }: Cell) => (access === '-' || access === 'public' ? access : `${access} ${JSON.stringify(attributes)}`);
-  return `${changes.map((change) => `${change.change.padEnd(8)} ${change.role} on ${change.operation}: ${shown(change.before)} -> ${shown(change.after)}; ${change.cause}`).join('\n')}\n`;
+  return `${changes.map((change) => `${change.change.padEnd(8)} ${change.role} on ${change.operation}${change.lists === undefined ? '' : ` (lists ${change.lists})`}: ${shown(change.before)} -> ${shown(change.after)}; ${change.cause}`).join('\n')}\n`;
 }

@@ -15,12 +15,14 @@ export function auditPage(matrix: AuditMatrix, version: AclVersion): string {
   const header = matrix.roles.map((role) => `<th data-role="${markupText(role)}">${markupText(role)}</th>`).join('');
   const rows = Object.entries(matrix.operations).map(([operation, cells]) => {
     const scopes = formatScopes(matrix.scopes[operation] ?? []);
+    const item = Object.hasOwn(matrix.lists, operation) ? matrix.lists[operation] : undefined;
     const tds = matrix.roles.map((role) => {
       const access = cells[role] ?? '-';
-      const why = explanation(version, operation, role, access, scopes);
+      const why = explanation(version, operation, role, access, scopes, item);
       return `<td class="${SHOWN[access]}" data-role="${markupText(role)}" title="${markupText(why)}" data-why="${markupText(why)}" tabindex="0">${SHOWN[access]}</td>`;
     });
-    return `<tr data-path="${markupText(operation)}"><th scope="row">${markupText(operation)}</th>${tds.join('')}<td class="scopes">${markupText(scopes)}</td></tr>`;
+    const lists = item === undefined ? '' : ` <small class="lists">lists ${markupText(item)}</small>`;
+    return `<tr data-path="${markupText(operation)}"><th scope="row">${markupText(operation)}${lists}</th>${tds.join('')}<td class="scopes">${markupText(scopes)}</td></tr>`;
   });
   const roleBoxes = matrix.roles.map((role) => `<label><input type="checkbox" name="role" value="${markupText(role)}" checked> ${markupText(role)}</label>`).join(' ');
   return `<!doctype html>
@@ -36,6 +38,7 @@ th, td { border: 1px solid #ccc; padding: 0.3rem 0.6rem; text-align: left; }
 td { cursor: pointer; }
 td.any { background: #c6efce; } td.own { background: #fff2b3; } td.deny { background: #f4c7c3; color: #6b1a13; } td.public { background: #cfe2f3; }
 td.scopes { background: #f5f5f5; cursor: default; }
+small.lists { display: block; font-weight: normal; color: #555; }
 [hidden] { display: none; }
 #filters { margin-bottom: 1rem; } #filters input[type=search] { width: 20rem; }
 #why { margin-top: 1rem; padding: 0.6rem; border-left: 4px solid #888; background: #fafafa; min-height: 1.2rem; }
@@ -43,7 +46,7 @@ td.scopes { background: #f5f5f5; cursor: default; }
 </head>
 <body>
 <h1>svcgate audit</h1>
-<p>ACL ${markupText(version.name)}, data revision ${markupText(matrix.revision)}. <b>any</b>: allowed; <b>own</b>: allowed to owners of the operation's owned parameters; <b>deny</b>: denied; <b>public</b>: the operation needs no token. Decided by the policy as if the token held the scopes listed. Click a cell for its grant.</p>
+<p>ACL ${markupText(version.name)}, data revision ${markupText(matrix.revision)}. <b>any</b>: allowed; <b>own</b>: allowed to owners of the operation's owned parameters; <b>deny</b>: denied; <b>public</b>: the operation needs no token. A list operation (x-acl-list, marked <i>lists</i> with its item) is decided by its item's read grants: any lists every item, own the items the caller owns. Decided by the policy as if the token held the scopes listed. Click a cell for its grant.</p>
 <form id="filters">
 <div>Roles: ${roleBoxes}</div>
 <div><label>Path contains <input type="search" name="path" placeholder="e.g. /users"></label></div>
@@ -96,11 +99,12 @@ ${rows.join('\n')}
 `;
 }
 
-function explanation(version: AclVersion, operation: string, role: string, access: Access, scopes: string): string {
+function explanation(version: AclVersion, operation: string, role: string, access: Access, scopes: string, item: string | undefined): string {
   // The attributes in effect, not only the nearest grant's list: `$extend` unites lists, so admin's
   // ["name"] over user's ["*","!password"] shows all but password, which the grant alone did not say.
   const attributes = access === 'any' || access === 'own' ? `, attributes ${JSON.stringify(cell(version.data, operation, role, access).attributes)}` : '';
-  const verdict = { any: 'allowed', own: 'allowed to owners', '-': 'denied', public: 'allowed to everyone' }[access] + attributes;
+  const verdicts = item === undefined ? { any: 'allowed', own: 'allowed to owners', '-': 'denied', public: 'allowed to everyone' } : { any: `lists every item of ${item}`, own: `lists the items of ${item} it owns`, '-': 'denied', public: 'allowed to everyone' };
+  const verdict = verdicts[access] + attributes;
   const needs = scopes === '-' ? '' : `; scopes needed: ${scopes}`;
   return `${role} on ${operation}: ${verdict}; ${grantCause(version, operation, role, access)}${needs}`;
 }

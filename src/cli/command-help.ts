@@ -26,12 +26,14 @@ export const COMMANDS: Record<string, CommandHelp> = {
     options: [...DOCUMENTS, ['--out <dir>', 'the folder to write data.json into; required'], STRICT],
   },
   explain: {
-    usage: 'svcgate explain --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--token-claims <json>] [--role-binding <claim path>] [--strict] <METHOD> <path>',
-    does: "decides one request as the adapters do and prints the decision, its reasons, the scopes needed, the caller, the answer the adapters give (the handler runs; 401 without a token; 403 with one) and the input; exit 0 allowed, 1 denied. <path> as the server receives it (with the servers' prefix, e.g. /api/v1/users/3) or as the document writes it (/users/3), with a query if any",
+    usage: 'svcgate explain --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--token-claims <json>] [--role-binding <claim path>] [--sql postgres|sqlite [--column <param>=<column>]...] [--strict] <METHOD> <path>',
+    does: "decides one request as the adapters do and prints the decision, its reasons, the scopes needed, the caller, the answer the adapters give (the handler runs; 401 without a token; 403 with one) and the input; for a list operation (x-acl-list), also the item it lists and its plan: all, none, or some (the items whose owned parameters are IN the caller's values) with the attributes granted; exit 0 allowed, 1 denied. <path> as the server receives it (with the servers' prefix, e.g. /api/v1/users/3) or as the document writes it (/users/3), with a query if any",
     options: [
       ...DOCUMENTS,
       ['--token-claims <json>', "the verified token's claims, e.g. '{\"role\":\"user\",\"userId\":[1]}'; without it the request has no token (a deny is 401); '{}' is a token without a role claim (decided as anonymous, a deny is 403)"],
       ['--role-binding <claim path>', 'the claim that carries the role(s), e.g. groups or realm_access.roles; default role'],
+      ['--sql postgres|sqlite', "a list operation only: also prints the plan as the SQL condition toSql (svcgate/list) writes for the dialect, and the values it binds"],
+      ['--column <param>=<column>', 'with --sql: the column of an owned parameter of the item, e.g. orderId=order_id or orderId=o.id; repeatable; a parameter not given is the column of its own name'],
       STRICT,
     ],
   },

@@ -9,6 +9,8 @@ import { prefixedMatcher, prefixedPathMethods } from '../hosts/express/server-pr
 import { createPathMethods } from '../policy/request/path-methods';
 import { isPlainObject } from '../policy/compile/plain-object';
 import { formatScopes } from './audit-matrix';
+import { listLines, planSql, sqlColumns, type ListExplanation } from './explain-list';
+import type { ListSqlRequest } from './list-sql-options';
 import { UsageError } from './usage-error';
 
 export interface Explanation {
@@ -25,23 +27,37 @@ export interface Explanation {
   scheme: string;
   /** True when the ACL does not declare anonymous, so the built-in anonymous default applies. */
   anonymousDefault: boolean;
+  /** Set on a list operation (x-acl-list): the item it lists, and the plan's SQL when asked for. */
+  list?: ListExplanation;
 }
 
 /** `none`: no token (no --token-claims); `token`: a verified token with these claims, with or without a role claim. */
 export type Caller = { token: false } | { token: true; roleBinding: string; hasRole: boolean };
 
-/** Decides one request the way the adapters do, for claims given on the command line. */
-export async function explainRequest(data: DataDocument, document: Record<string, unknown>, method: string, target: string, claims: VerifiedPayload | undefined, roleBinding?: string): Promise<Explanation> {
+/** Decides one request the way the adapters do, for claims given on the command line; with `sql`, a list operation's plan as SQL too. */
+export async function explainRequest(
+  data: DataDocument,
+  document: Record<string, unknown>,
+  method: string,
+  target: string,
+  claims: VerifiedPayload | undefined,
+  roleBinding?: string,
+  sql?: ListSqlRequest,
+): Promise<Explanation> {
   try {
     // Read as the adapters read it: a target they refuse with 400 is refused here too.
     const { pathname, query } = readTarget(target);
     // As the server receives it (under a servers prefix), else as the document writes it.
     const match = prefixedMatcher(data.operations, document.servers)(method, pathname) ?? createOperationMatcher(data.operations)(method, pathname);
     if (!match) throw new UsageError(`no operation of the document matches ${method.toUpperCase()} ${pathname}${allowedHint(document, pathname)}`);
+    const columns = sql === undefined ? undefined : sqlColumns(data, match.key, match.operation, sql);
     const evaluator = await Evaluator.create(data);
     const { decision, input } = await decide(evaluator, match.key, match.operation, { pathParams: match.pathParams, query: new URLSearchParams(query) }, claims, roleBinding === undefined ? {} : { roleBinding });
     const caller: Caller = claims === undefined ? { token: false } : { token: true, roleBinding: roleBinding ?? 'role', hasRole: input.role !== undefined };
-    return { request: `${method.toUpperCase()} ${target}`, operation: match.key, scopes: match.operation.scopes, input, decision, caller, secured: match.operation.secured, scheme: data.scheme, anonymousDefault: data.anonymous_default };
+    const explanation: Explanation = { request: `${method.toUpperCase()} ${target}`, operation: match.key, scopes: match.operation.scopes, input, decision, caller, secured: match.operation.secured, scheme: data.scheme, anonymousDefault: data.anonymous_default };
+    const item = match.operation.list?.item;
+    if (item !== undefined) explanation.list = { item, ...(sql === undefined || decision.list === undefined ? {} : { sql: planSql(decision.list, sql.dialect, columns!) }) };
+    return explanation;
   } catch (error) {
     if (error instanceof RequestValidationError) throw new UsageError(`the adapters refuse ${method.toUpperCase()} ${target} with 400: ${error.message}`);
     throw error;
@@ -63,6 +79,7 @@ export function formatExplanation(explanation: Explanation): string {
     `role: ${decision.role ?? '-'}, possession: ${decision.possession ?? '-'}, attributes: ${decision.attributes.length > 0 ? decision.attributes.join(' ') : '-'}`,
     ...(scopes.length > 0 ? [`scopes needed: ${formatScopes(scopes)}`] : []),
     ...decision.reasons.map((reason) => `reason: ${reason}`),
+    ...(explanation.list === undefined ? [] : listLines(explanation.list, decision.list)),
     `caller: ${callerLine(explanation)}`,
     `answer: ${answerLine(explanation)}`,
     `input: ${JSON.stringify(input)}`,

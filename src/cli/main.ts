@@ -12,6 +12,7 @@ import { aclDiff, formatDiff } from './acl-diff';
 import { auditMatrix, formatMatrix } from './audit-matrix';
 import { auditPage } from './audit-page';
 import { explainRequest, formatExplanation } from './explain-request';
+import { readListSqlOptions } from './list-sql-options';
 import { svcgateVersion } from '../policy/evaluate/svcgate-version';
 import { COMMANDS, commandHelp, overview } from './command-help';
 import { checkExists, makeFolder, readInputFile, writeOutputFile } from './command-files';
@@ -131,8 +132,9 @@ async function explain(values: Values, rest: string[], documents: CommandDocumen
   if (method === undefined || target === undefined) throw new UsageError('explain needs <METHOD> <path>');
   if (extra !== undefined) throw new UsageError(`unexpected argument ${extra}`);
   const claims = values['token-claims'] === undefined ? undefined : parseClaims(values['token-claims']);
+  const sql = readListSqlOptions(values.sql, values.column);
   const { data, document } = compileWithDocument(values, documents);
-  const explanation = await explainRequest(data, document, method, target, claims, roleBinding(values['role-binding']));
+  const explanation = await explainRequest(data, document, method, target, claims, roleBinding(values['role-binding']), sql);
   process.stdout.write(formatExplanation(explanation));
   return explanation.decision.allow ? 0 : 1;
 }

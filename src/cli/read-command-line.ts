@@ -15,6 +15,9 @@ export const OPTIONS = {
   out: { type: 'string' },
   'token-claims': { type: 'string' },
   'role-binding': { type: 'string' },
+  sql: { type: 'string' },
+  // Repeatable: one --column per plan parameter that is not named as its column.
+  column: { type: 'string', multiple: true },
   json: { type: 'boolean' },
   html: { type: 'string' },
   'fail-on': { type: 'string' },
@@ -57,10 +60,11 @@ export function readCommandLine(argv: string[]): { values: Values; positionals: 
   for (const token of tokens) {
     if (token.kind !== 'option') continue;
     if (!Object.hasOwn(OPTIONS, token.name)) throw unknownOption(token.rawName, command, help);
+    const option: { type: string; multiple?: boolean } = OPTIONS[token.name as keyof typeof OPTIONS];
+    const { type } = option;
     // The parser keeps the last silently: `diff --acl old.yaml --acl new.yaml` meant --acl-new.
-    if (given.has(token.name)) throw new UsageError(`--${token.name} is given twice; give it once ${help}`, { helped: true });
+    if (given.has(token.name) && option.multiple !== true) throw new UsageError(`--${token.name} is given twice; give it once ${help}`, { helped: true });
     given.add(token.name);
-    const { type } = OPTIONS[token.name as keyof typeof OPTIONS];
     if (type === 'boolean' && token.value !== undefined) throw new UsageError(`${token.rawName} takes no value, got ${token.rawName}=${token.value} ${help}`, { helped: true });
     if (type === 'string') {
       const wanted = `${token.rawName} ${valueHint(command, token.name)}`;
