@@ -140,7 +140,17 @@ describe('writeBundle and readBundle', () => {
       document.svcgate.acl.schema_version = 4;
       files.set('data.json', Buffer.from(JSON.stringify(document)));
     });
-    expect((await refusal(readBundle(old))).message).toMatch(/schema_version must be 6/);
+    expect((await refusal(readBundle(old))).message).toMatch(/schema_version must be 6 \(or 5, before list operations\)/);
+    // Version 5 is version 6 without list operations: a bundle built before them still activates.
+    const asVersion = (version: number, list?: unknown) => (files: Map<string, Buffer>) => {
+      const document = JSON.parse(files.get('data.json')!.toString()) as { svcgate: { acl: { schema_version: number; operations: Record<string, { list?: unknown }> } } };
+      document.svcgate.acl.schema_version = version;
+      if (list !== undefined) document.svcgate.acl.operations['GET /users']!.list = list;
+      files.set('data.json', Buffer.from(JSON.stringify(document)));
+    };
+    await expect(readBundle(await tamper(await exampleBundle({ revision: 'x' }), asVersion(5)))).resolves.toBeDefined();
+    const listIn5 = await tamper(await exampleBundle({ revision: 'x' }), asVersion(5, { item: 'GET /users/{userId}', params: {} }));
+    expect((await refusal(readBundle(listIn5))).message).toMatch(/operations\["GET \/users"\]\.list, a list operation needs schema_version 6/);
     const garbage = await tamper(await exampleBundle({ revision: 'x' }), (files) => files.set('data.json', Buffer.from('{"svcgate":{"acl":{"operations":[]}}}')));
     expect((await refusal(readBundle(garbage))).code).toBe('ERR_SVCGATE_BUNDLE_DATA');
     const badOperation = await tamper(await exampleBundle({ revision: 'x' }), (files) => {

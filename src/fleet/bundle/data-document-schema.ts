@@ -38,7 +38,10 @@ const operationSchema = z
 
 const documentSchema = z
   .object({
-    schema_version: z.literal(DATA_SCHEMA_VERSION, { error: `schema_version must be ${DATA_SCHEMA_VERSION}: build the bundle with this version of svcgate` }),
+    // Version 5 is version 6 without list operations, so bundles built before them still activate during an upgrade.
+    schema_version: z.union([z.literal(DATA_SCHEMA_VERSION), z.literal(5)], {
+      error: `schema_version must be ${DATA_SCHEMA_VERSION} (or 5, before list operations): build the bundle with this version of svcgate`,
+    }),
     revision: z.string(),
     scheme: z.string(),
     anonymous_default: z.boolean(),
@@ -76,6 +79,9 @@ export async function checkDataDocument(value: unknown): Promise<DataDocumentChe
   for (const [key, operation] of Object.entries(document.data.operations)) {
     const checked = operationSchema.safeParse(operation);
     if (!checked.success) return failure(checked.error, ['operations', key]);
+    if (checked.data.list !== undefined && document.data.schema_version !== DATA_SCHEMA_VERSION) {
+      return { success: false, problem: `at ${shownPath(['operations', key, 'list'])}, a list operation needs schema_version ${DATA_SCHEMA_VERSION}` };
+    }
     if (checked.data.grants.length !== rowLength) {
       return { success: false, problem: `at ${shownPath(['operations', key, 'grants'])}, a row must be ${rowLength} characters (grant_width for each role of grant_offsets), not ${checked.data.grants.length}` };
     }
