@@ -8,6 +8,7 @@ import type { OperationMatch } from '../policy/request/match-operation';
 import { RequestValidationError } from '../policy/request/request-validation-error';
 import type { DecisionOptions } from './acl-options';
 import { logDecision } from './decision-log';
+import { withListPlan } from './list-operations';
 import { shownRefusal } from './reason-exposure';
 import { requestParts, type HttpRequest } from './request-parts';
 import type { DecisionResultName } from '../telemetry/attribute-names';
@@ -48,8 +49,8 @@ export function authorize(
   // faulted: the decision step threw (a deny the policy gave is no fault).
   const done = (result: AuthorizeResult, faulted = false): AuthorizeResult => {
     const refused = host?.confirm(result.input);
-    const final = refused ? { decision: denied(`bad request: ${refused.message}`), input: result.input, refused } : explained(result, payload, options.roleBinding);
-    logDecision(options.decisionLog, evaluator, final, startedAt);
+    const final = refused ? { decision: denied(`bad request: ${refused.message}`), input: result.input, refused } : explained(planned(result, match), payload, options.roleBinding);
+    logDecision(options.decisionLog, evaluator, final, startedAt, match.operation.list !== undefined);
     if (watched) recordDecision({ operation: match.key, result: resultName(final, faulted), decision: final.decision, cacheHit: isCachedDecision(result.decision), source: evaluator, startedAt });
     // The log keeps the refusal's message; the answer names the parameter only where reasons are exposed.
     return final.refused ? { ...final, refused: shownRefusal(final.refused, options.exposeReasons) } : final;
@@ -66,6 +67,12 @@ export function authorize(
     return failed(error);
   }
   return thenOrNow(pending, done, failed);
+}
+
+/** A list operation's decision as the adapters act on it: allowed only with the plan of its items (see withListPlan). */
+function planned(result: AuthorizeResult, match: OperationMatch): AuthorizeResult {
+  const decision = withListPlan(match.operation, result.decision);
+  return decision === result.decision ? result : { ...result, decision };
 }
 
 function resultName({ decision, refused }: AuthorizeResult, faulted: boolean): DecisionResultName {

@@ -6,6 +6,8 @@ import { svcgateVersion } from '../policy/evaluate/svcgate-version';
 
 /** The path OPA's decision logs give the decision: the policy's entrypoint. */
 export const DECISION_PATH = 'svcgate/authz/decision';
+/** The entrypoint a list operation (`x-acl-list`) is decided by: the decision with the plan of its items. */
+export const PLAN_PATH = 'svcgate/authz/plan';
 
 /**
  * One decision, in OPA's decision-log format (the fields OPA's own events have, so any collector
@@ -15,11 +17,17 @@ export const DECISION_PATH = 'svcgate/authz/decision';
  */
 export interface DecisionLogEvent {
   decision_id: string;
-  /** Always `svcgate/authz/decision`. */
+  /**
+   * The policy's entrypoint that decided: `svcgate/authz/plan` for a list operation (`x-acl-list`),
+   * whose `result.list` then holds the plan of its items, `svcgate/authz/decision` for any other.
+   */
   path: string;
   /** The policy input the decision was made on: owned parameter values and the claims compared with them. */
   input: PolicyInput;
-  /** The decision, as the policy returned it. */
+  /**
+   * The decision, as the policy returned it; on a list operation with `list`, the plan, whose
+   * `anyOf` holds the caller's claim values (mask `/result/list/anyOf` with `/input/claims`).
+   */
   result: Decision;
   /** RFC 3339. */
   timestamp: string;
@@ -47,9 +55,11 @@ export type DecisionLog = (event: DecisionLogEvent) => void;
 const INSTANCE_ID = randomUUID();
 
 /** A throwing logger must not change the answer, so its errors are reported and dropped. */
-export function logDecision(log: DecisionLog | undefined, source: DecisionSource, result: DecisionResult, startedAt: number): void {
+export function logDecision(log: DecisionLog | undefined, source: DecisionSource, result: DecisionResult, startedAt: number, listOperation = false): void {
   if (!log) return;
-  send(log, event(source, result.input, result.decision, Math.round((performance.now() - startedAt) * 1e6)));
+  const logged = event(source, result.input, result.decision, Math.round((performance.now() - startedAt) * 1e6));
+  if (listOperation) logged.path = PLAN_PATH;
+  send(log, logged);
 }
 
 /**

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { VerifiedPayload } from '../policy/request/build-input';
 import type { DecisionSource } from '../policy/evaluate/decision-source';
 import type { Decision } from '../policy/evaluate/evaluator';
+import type { ListPlan } from '../policy/evaluate/list-plan';
 import type { OperationMatch } from '../policy/request/match-operation';
 import type { RequestValidationError } from '../policy/request/request-validation-error';
 import type { DecisionOptions } from './acl-options';
@@ -35,6 +36,16 @@ export interface RequestAuth {
    * without credentials and for operations without the bearer scheme.
    */
   schemes: readonly string[];
+  /**
+   * Present exactly on a list operation (`x-acl-list`): which items the caller may see, decided by
+   * the policy with the rest (the same object as `decision.list`). `all` (every row) or `some`
+   * (rows whose fields hold one of the values of an `anyOf` entry), never `none`: a caller who may
+   * see no item is refused with 403 before the handler runs. Hand it to `toSql`, `toMongo` or
+   * `matches` of `svcgate/list`; its values are typed by the item parameter's schema. A caller
+   * let in by another scheme gets `none` here, as its `filter` keeps nothing: decide yourself what
+   * such a caller sees. Frozen when the decision came from a cache, a new object for each request otherwise.
+   */
+  list?: ListPlan;
 }
 
 export type GuardedRequest = IncomingMessage & { originalUrl?: string; body?: unknown; auth?: RequestAuth };
@@ -115,7 +126,9 @@ function decideAndAnswer(guard: Guard, found: OperationMatch, req: GuardedReques
     // Another layer (a timeout) may have answered while the guard waited: nothing goes on then.
     if (res.headersSent) return false;
     const { payload } = caller;
-    req.auth = { payload, decision, filter: (value) => filterAttributes(value, decision.attributes), schemes: payload === undefined ? NO_SCHEMES : guard.schemes };
+    const auth: RequestAuth = { payload, decision, filter: (value) => filterAttributes(value, decision.attributes), schemes: payload === undefined ? NO_SCHEMES : guard.schemes };
+    if (decision.list !== undefined) auth.list = decision.list;
+    req.auth = auth;
     return true;
   };
   const pending = authorize(guard.evaluator, found, req, caller.payload, guard.options, host);

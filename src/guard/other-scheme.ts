@@ -1,7 +1,9 @@
 import type { Decision } from '../policy/evaluate/evaluator';
+import type { OperationMatch } from '../policy/request/match-operation';
 import { logOtherScheme } from './decision-log';
 import { filterAttributes } from './filter-attributes';
-import type { Guard, GuardedRequest } from './guard-request';
+import type { Guard, GuardedRequest, RequestAuth } from './guard-request';
+import { NO_ITEMS } from './list-operations';
 
 const NOTHING: string[] = Object.freeze([]) as unknown as string[];
 
@@ -22,7 +24,10 @@ export const ALLOWED_BY_OTHER_SCHEME: Decision = Object.freeze({ allow: true, at
  * it never saw, so a handler written for bearer callers shows such a caller nothing rather than
  * everything.
  */
-export function admitByOtherScheme(guard: Guard, operation: string, req: GuardedRequest, schemes: readonly string[]): void {
-  logOtherScheme(guard.options.decisionLog, guard.evaluator, operation, ALLOWED_BY_OTHER_SCHEME, schemes);
-  req.auth = { payload: undefined, decision: ALLOWED_BY_OTHER_SCHEME, filter: keepNothing, schemes };
+export function admitByOtherScheme(guard: Guard, operation: OperationMatch, req: GuardedRequest, schemes: readonly string[]): void {
+  logOtherScheme(guard.options.decisionLog, guard.evaluator, operation.key, ALLOWED_BY_OTHER_SCHEME, schemes);
+  const auth: RequestAuth = { payload: undefined, decision: ALLOWED_BY_OTHER_SCHEME, filter: keepNothing, schemes };
+  // A list operation's handler finds a plan as on every request: one that lists nothing, as filter keeps nothing.
+  if (operation.operation.list !== undefined) auth.list = NO_ITEMS;
+  req.auth = auth;
 }

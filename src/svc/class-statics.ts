@@ -5,7 +5,7 @@ import { didYouMean } from './closest-name';
 import type { ServiceClass } from './container-types';
 
 /** One class of a service's inheritance chain: its constructor and the prototype it owns. */
-interface ChainClass {
+export interface ChainClass {
   Class: Record<string, unknown>;
   prototype: object;
   /** Its name; an unnamed class (written inline in a map) takes the instance's. */
@@ -62,7 +62,7 @@ export function readSchemas(service: object, instance: string): ReadonlyMap<stri
 }
 
 /** The classes of a service, nearest first: the constructor each prototype of its chain owns. */
-function classesOf(service: object, instance: string): ChainClass[] {
+export function classesOf(service: object, instance: string): ChainClass[] {
   const classes: ChainClass[] = [];
   for (const prototype of classChain(Object.getPrototypeOf(service) as object | null)) {
     const Class: unknown = Object.getOwnPropertyDescriptor(prototype, 'constructor')?.value;
@@ -77,13 +77,13 @@ function classesOf(service: object, instance: string): ChainClass[] {
  * would stay routes, or their arguments unchecked, with nothing said. A method of that name is a
  * route like any other and is left alone; so is a field that `means` does not recognise.
  */
-function refuseNonStatic(service: object, instance: string, property: 'internal' | 'schemas', means: (value: unknown) => boolean, fix: string): void {
+export function refuseNonStatic(service: object, instance: string, property: 'internal' | 'schemas' | 'lists', means: (value: unknown) => boolean, fix: string): void {
   for (const holder of classChain(service)) {
     const descriptor = Object.getOwnPropertyDescriptor(holder, property);
     if (descriptor === undefined) continue;
     if (holder !== service && typeof descriptor.value === 'function') return;
-    // A getter is not called (it may do anything): refused as `internal`, whatever it would return.
-    const meant = 'value' in descriptor ? means(descriptor.value) : property === 'internal';
+    // A getter is not called (it may do anything): refused as `internal` and `lists`, whatever it would return.
+    const meant = 'value' in descriptor ? means(descriptor.value) : property !== 'schemas';
     if (meant) {
       const where = holder === service ? 'a field of each instance' : 'a property of its prototype';
       const name = (service.constructor as { name?: string } | undefined)?.name || instance;

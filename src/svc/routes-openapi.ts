@@ -26,6 +26,8 @@ export function routesOpenApi(routes: readonly SvcRoute[]): RoutesOpenApi {
         400: { description: 'Invalid argument or malformed JSON', content: { 'application/json': { schema: ERROR } } },
       },
     };
+    // The item's path, as the compiler links a list operation to the GET that reads one item (svcAcl decides it with the item's grants).
+    if (route.listOf !== undefined) operation['x-acl-list'] = { item: route.listOf };
     if (readsBody(route.httpMethod)) {
       operation.requestBody = { required: false, content: { 'application/json': { schema: schema ?? { type: 'object' } } } };
     } else if (schema?.properties) {

@@ -3,6 +3,7 @@ import type { ArgumentSchema } from './argument-schema';
 import { publicMethods } from './class-chain';
 import { readInternal, readSchemas } from './class-statics';
 import { httpMethodOf, type HttpMethod } from './http-method';
+import { readLists } from './list-methods';
 import { kebabCase } from './words';
 
 export interface SvcRoute {
@@ -15,12 +16,18 @@ export interface SvcRoute {
   httpMethod: HttpMethod;
   /** The zod schema of the argument, from the class's `static schemas = { createUser: ... }`. */
   schema: ArgumentSchema | undefined;
+  /** The path of the route whose items this one lists (`static lists`), described as `x-acl-list`. */
+  listOf?: string;
   call: (argument: unknown, context: SvcCallContext) => unknown;
 }
 
 /** The second argument of every service method: what SvcApi knows of the request beyond the argument. */
 export interface SvcCallContext {
-  /** The caller, as svcAcl (or an interceptor of your own) set it on `req.auth`: `{ payload, decision, filter }`. Undefined on an unguarded route. */
+  /**
+   * The caller, as svcAcl (or an interceptor of your own) set it on `req.auth`: `{ payload,
+   * decision, filter, schemes }`, and on a list method (`static lists`) `list`, the plan of the
+   * items the caller may see. Undefined on an unguarded route.
+   */
   auth: RequestAuth | undefined;
 }
 
@@ -49,18 +56,21 @@ export function collectRoutes(services: Record<string, object>, withoutRoutes: R
       continue;
     }
     const schemas = readSchemas(service, instance);
-    for (const method of publicMethods(Object.getPrototypeOf(service) as object | null)) {
+    const methods = publicMethods(Object.getPrototypeOf(service) as object | null).filter((method) => {
       const listedBy = internal.get(method);
-      if (listedBy !== undefined) {
-        unrouted.set(`${instance}.${method}`, `${method} is listed in ${listedBy}.internal`);
-        continue;
-      }
+      if (listedBy !== undefined) unrouted.set(`${instance}.${method}`, `${method} is listed in ${listedBy}.internal`);
+      return listedBy === undefined;
+    });
+    const lists = readLists(service, instance, new Set(methods));
+    for (const method of methods) {
       const path = `/api/${kebabCase(instance)}/${kebabCase(method)}`;
       const clash = paths.get(path);
       if (clash) throw new Error(`SvcApi: ${instance}.${method} and ${clash} both map to ${path}; rename one`);
       paths.set(path, `${instance}.${method}`);
       const fn = (service as Record<string, (argument: unknown, context: SvcCallContext) => unknown>)[method]!;
-      routes.push({ instance, method, path, httpMethod: httpMethodOf(method), schema: schemas.get(method), call: (argument, context) => fn.call(service, argument, context) });
+      const item = lists.get(method);
+      const listOf = item === undefined ? {} : { listOf: `/api/${kebabCase(instance)}/${kebabCase(item)}` };
+      routes.push({ instance, method, path, httpMethod: httpMethodOf(method), schema: schemas.get(method), ...listOf, call: (argument, context) => fn.call(service, argument, context) });
     }
   }
   return { routes, unrouted };

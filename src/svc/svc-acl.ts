@@ -7,6 +7,7 @@ import { answerError } from '../guard/error-answers';
 import { guardRequest, type Guard, type GuardedRequest } from '../guard/guard-request';
 import { requestRefused } from '../guard/refusal-errors';
 import { sameValues } from '../guard/same-values';
+import { refuseOwnershipCallback, type ListDeclarationWords } from '../guard/list-operations';
 import { ownProperty } from '../policy/request/build-input';
 import { claimPathSchema } from '../policy/request/claim-path';
 import { ANONYMOUS_DEFAULT_KEY, type AnonymousDefault } from '../policy/compile/anonymous-default';
@@ -58,6 +59,8 @@ const ANONYMOUS_DEFAULT = 'none' satisfies AnonymousDefault;
 /** SvcApi routes have no path parameters; one frozen object serves every request. */
 const NO_PATH_PARAMS: Record<string, string> = Object.freeze({});
 const FILE = '<svcAcl options>';
+/** What checkOwnership's ConfigError tells an app with list methods to write (see refuseOwnershipCallback). */
+const SVC_LISTS: ListDeclarationWords = { bind: "name the item method's owned fields in owners, bound to token claims", declaration: 'static lists entry' };
 
 const optionsSchema = z
   .object({
@@ -136,10 +139,12 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
 function connectSource(config: z.infer<typeof optionsSchema>, openapi: RoutesOpenApi): { source: DecisionSource; operations: Record<string, OperationFacts> } {
   if (config.policy) {
     const { operations } = compileOperations({ openapi, scheme: SCHEME });
+    refuseOwnershipCallback(operations, config.checkOwnership, FILE, SVC_LISTS);
     // A bundle or OPA data compiled with the seed's default is refused: it would open the GET routes to anyone.
     return { source: config.policy.connect({ scheme: SCHEME, operations, file: FILE, anonymousDefault: ANONYMOUS_DEFAULT }), operations };
   }
   const data = compileAcl({ openapi, acl: config.acl, scheme: SCHEME, strict: config.strict, anonymousDefault: ANONYMOUS_DEFAULT });
+  refuseOwnershipCallback(data.operations, config.checkOwnership, FILE, SVC_LISTS);
   return { source: Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize }), operations: data.operations };
 }
 

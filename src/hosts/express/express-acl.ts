@@ -23,6 +23,7 @@ import { guardRequest, type Guard, type GuardedRequest } from '../../guard/guard
 import { MethodNotAllowedError, NotFoundError } from '../../guard/http-errors';
 import { requestRefused } from '../../guard/refusal-errors';
 import { admitByOtherScheme } from '../../guard/other-scheme';
+import { DOCUMENT_LISTS, refuseOwnershipCallback } from '../../guard/list-operations';
 import { readSecurity, securityPlans, type SchemeCheck } from './express-security';
 import { prefixedMatcher, prefixedPathMethods } from './server-prefixes';
 
@@ -157,7 +158,7 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
     const operation = found;
     return readSecurity(plan, config.otherSchemes, req).then((reading) => {
       if (typeof reading === 'object') {
-        admitByOtherScheme(guard, operation.key, req, reading.alternative);
+        admitByOtherScheme(guard, operation, req, reading.alternative);
         return next();
       }
       return thenOrNow(guardRequest(guard, operation, req, res, next, reading === 'anonymous'), (allowed) => goOn(allowed, next));
@@ -172,10 +173,12 @@ function connectSource(config: z.infer<typeof optionsSchema>): { source: Decisio
   if (config.policy) {
     const { operations, document } = compileOperations({ openapi: config.openapi, refRoot: config.refRoot, scheme, requiredScopes: config.requiredScopes });
     requireSecured(operations, scheme, at);
+    refuseOwnershipCallback(operations, config.checkOwnership, FILE, DOCUMENT_LISTS);
     return { source: (given as PolicySource).connect({ scheme, operations, file: FILE }), operations, document, scheme };
   }
   const { data, document } = compileApi({ openapi: config.openapi, refRoot: config.refRoot, acl: given, scheme, strict: config.strict, requiredScopes: config.requiredScopes });
   requireSecured(data.operations, scheme, at);
+  refuseOwnershipCallback(data.operations, config.checkOwnership, FILE, DOCUMENT_LISTS);
   return { source: Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize }), operations: data.operations, document, scheme };
 }
 

@@ -20,6 +20,8 @@ import { attachedChallenges, challengesOf } from '../../token/challenge';
 import { logAuthenticationFailure, logOtherScheme } from '../../guard/decision-log';
 import { ALLOWED_BY_OTHER_SCHEME } from '../../guard/other-scheme';
 import { NO_SCHEMES } from '../../guard/guard-request';
+import { DOCUMENT_LISTS, NO_ITEMS, refuseOwnershipCallback } from '../../guard/list-operations';
+import type { ListPlan } from '../../policy/evaluate/list-plan';
 import { answerError } from '../../guard/error-answers';
 import { reportRefusedCredentials } from '../../guard/refused-credentials';
 import { MethodNotAllowedError, type SvcgateHttpError } from '../../guard/http-errors';
@@ -56,6 +58,12 @@ export interface OasAcl {
    * `filter` keeps nothing), empty for anonymous callers.
    */
   schemes: readonly string[];
+  /**
+   * Present exactly on a list operation (`x-acl-list`): which items the caller may see (`all`, or
+   * `some` with the values of each `anyOf` entry; a caller who may see none was refused with 403),
+   * for `toSql`, `toMongo` or `matches` of `svcgate/list`. `none` for a caller another scheme let in.
+   */
+  list?: ListPlan;
 }
 
 interface Guard {
@@ -137,9 +145,11 @@ export class BearerJWT {
       roleBinding ??= inDocument.roleBinding;
       if (source !== undefined) {
         const { operations } = compileOperations({ openapi, scheme });
+        refuseOwnershipCallback(operations, options.checkOwnership, FILE, DOCUMENT_LISTS);
         guards.push({ scheme, schemes: Object.freeze([scheme]), operations, evaluator: source.connect({ scheme, operations, file: FILE }) });
       } else {
         const data = compileAcl({ openapi, acl: declaration, aclSource, scheme, strict: options.strict });
+        refuseOwnershipCallback(data.operations, options.checkOwnership, FILE, DOCUMENT_LISTS);
         guards.push({ scheme, schemes: Object.freeze([scheme]), operations: data.operations, evaluator: await Evaluator.create(data, { decisionCacheSize: options.decisionCacheSize }) });
       }
     }
@@ -240,7 +250,7 @@ export class BearerJWT {
         const met = metAlternative(oas?.security, alternatives);
         if (met.length > 0) {
           logOtherScheme(this.options.decisionLog, guard.evaluator, key, ALLOWED_BY_OTHER_SCHEME, met);
-          (res.locals.oas ??= {}).acl = toLocals(ALLOWED_BY_OTHER_SCHEME, met);
+          (res.locals.oas ??= {}).acl = toLocals(ALLOWED_BY_OTHER_SCHEME, met, operation.list === undefined ? undefined : NO_ITEMS);
           continue;
         }
         const payload = verifiedPayload(oas?.security, guard.scheme);
@@ -257,7 +267,7 @@ export class BearerJWT {
           logAuthenticationFailure(this.options.decisionLog, guard.evaluator, key, NO_BEARER);
           return this.refuse(res, credentialsMissing(NO_BEARER, challenges, NO_CREDENTIALS, decision), next);
         }
-        (res.locals.oas ??= {}).acl = toLocals(decision, payload === undefined ? NO_SCHEMES : guard.schemes);
+        (res.locals.oas ??= {}).acl = toLocals(decision, payload === undefined ? NO_SCHEMES : guard.schemes, decision.list);
       }
       next();
     } catch (error) {
@@ -385,8 +395,10 @@ function verifiedPayload(security: Record<string, unknown> | undefined, scheme: 
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as VerifiedPayload) : null;
 }
 
-function toLocals(decision: Decision, schemes: readonly string[]): OasAcl {
-  return { attributes: decision.attributes, role: decision.role, possession: decision.possession, decision, filter: (data) => filterAttributes(data, decision.attributes), schemes };
+function toLocals(decision: Decision, schemes: readonly string[], list: ListPlan | undefined): OasAcl {
+  const acl: OasAcl = { attributes: decision.attributes, role: decision.role, possession: decision.possession, decision, filter: (data) => filterAttributes(data, decision.attributes), schemes };
+  if (list !== undefined) acl.list = list;
+  return acl;
 }
 
 const documentConfigSchema = z.object({ acl: z.record(z.string(), z.unknown()).optional(), roleBinding: claimPathSchema('roleBinding').optional() }).strict();
