@@ -234,6 +234,17 @@ const payloadArbitrary = fc
   .record({ role: roleClaim, orders: fc.oneof(claimValue, fc.array(claimValue, { maxLength: 6 }), fc.constant(undefined)), scope: scopeClaim })
   .map((claims) => Object.fromEntries(Object.entries(claims).filter(([, value]) => value !== undefined)) as VerifiedPayload);
 
+const EDGE_CALLERS: VerifiedPayload[] = [
+  // Beyond 2^53 as text (exact), beyond 64 bits, -0 and leading zeros (canonical 0 and 7).
+  { role: 'customer', orders: ['9007199254740993', '99999999999999999999', '-0', '007'], scope: 'orders:read' },
+  // Beyond 2^53 as a JSON number: rounded on the way, so it owns nothing.
+  { role: 'vip', orders: 9007199254740993, scope: 'orders:admin' },
+  { role: ['customer', 'clerk'], orders: [1, 2, 3], scope: 'orders:read' },
+  { role: 'boss', orders: [1], scope: 'profile' },
+  { role: 'customer', orders: [], scope: 'orders:read' },
+  { orders: [1] },
+];
+
 test('for random callers, the rows OPA-generated SQL and toSql select in PostgreSQL are exactly those whose item request is allowed', async () => {
   const seen = { none: 0, all: 0, some: 0, someRows: 0 };
   await fc.assert(
@@ -250,7 +261,8 @@ test('for random callers, the rows OPA-generated SQL and toSql select in Postgre
       if (planned.kind === 'some' && allowed.length > 0) seen.someRows += 1;
       if (queries.some((query) => query.length === 0)) expect(where).toBe('');
     }),
-    { numRuns: 60 },
+    // The edge cases every run compares, before the random callers.
+    { numRuns: 60, examples: EDGE_CALLERS.map((payload) => [payload]) },
   );
   // Every kind of plan was compared, not only denials.
   expect(seen.none).toBeGreaterThan(0);
