@@ -143,7 +143,7 @@ function residualModule(queries: Expr[][]): string {
   const rules = queries.map((query) => {
     const conditions = query.map((expr) => {
       const [column, text] = equality(expr);
-      return `input.orders.${column} == ${JSON.stringify(text)}`;
+      return `input.orders[${JSON.stringify(column)}] == ${JSON.stringify(text)}`;
     });
     return `include if {\n\t${conditions.length === 0 ? 'true' : conditions.join('\n\t')}\n}`;
   });
