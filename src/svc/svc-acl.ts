@@ -23,6 +23,7 @@ import type { SchemaMatches } from '../policy/compile/schema-matches';
 import { readTarget } from '../policy/request/read-target';
 import type { RequestValidationError } from '../policy/request/request-validation-error';
 import { readsBody, type HttpMethod } from './http-method';
+import { checkListOwners, type DescribedRoute } from './list-owners';
 import type { Interceptor } from './interceptors';
 import type { SvcRoute } from './routes';
 import { serviceArgument, type SvcRequestState } from './service-argument';
@@ -166,10 +167,14 @@ type Operation = { parameters?: Record<string, unknown>[]; requestBody?: { conte
  * `unrouted` (see RouteTable) says why a target is no route when the container knows.
  */
 function withOwners(openapi: RoutesOpenApi, owners: Record<string, Record<string, string>>, unrouted: ReadonlyMap<string, string> = new Map()): RoutesOpenApi {
-  const operations = new Map<string, { method: string; operation: Operation }>();
-  for (const item of Object.values(openapi.paths ?? {})) {
-    for (const [method, operation] of Object.entries(item as Record<string, Operation & { operationId?: string }>)) {
-      if (operation.operationId !== undefined) operations.set(operation.operationId, { method: method.toUpperCase(), operation });
+  const operations = new Map<string, { method: string; operation: Operation; path: string }>();
+  // Item route path -> the list method's route that lists it (static lists).
+  const listers = new Map<string, DescribedRoute>();
+  for (const [path, item] of Object.entries(openapi.paths ?? {})) {
+    for (const [method, operation] of Object.entries(item as Record<string, Operation & Partial<DescribedRoute>>)) {
+      if (operation.operationId !== undefined) operations.set(operation.operationId, { method: method.toUpperCase(), operation, path });
+      const list = operation['x-acl-list'];
+      if (list !== undefined) listers.set(list.item, operation as DescribedRoute);
     }
   }
   for (const [target, fields] of Object.entries(owners)) {
@@ -180,7 +185,8 @@ function withOwners(openapi: RoutesOpenApi, owners: Record<string, Record<string
       const example = operations.keys().next().value;
       throw new ConfigError(FILE, `$.owners["${target}"]`, `${target} is no route of the API`, `use "<instance>.<method>", e.g. ${example ? `"${example}"` : '"userService.getUser"'}`);
     }
-    const { method, operation } = found;
+    const { method, operation, path } = found;
+    checkListOwners(FILE, operation as Operation & DescribedRoute, fields, listers.get(path));
     for (const [field, claim] of Object.entries(fields)) {
       if (readsBody(method as HttpMethod)) {
         const schema = operation.requestBody!.content['application/json']!.schema;

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { bearerJwt } from '../../src/auth';
+import { bundleConsumer } from '../../src/fleet';
+import { compileAcl } from '../../src/policy';
 import { svcAcl, svcAclOpenApi, SvcApi, SvcContainer, type SvcAclOptions, type SvcCallContext } from '../../src/svc';
 import { configErrorOf } from '../helpers/config-error-of';
 import { expectSamePlans, type AskList } from '../helpers/list-callers';
@@ -119,7 +121,9 @@ describe('a list declaration that cannot work is a ConfigError when the app is b
 
   test("an owners entry on the list method: the list is judged by its item's owners", () => {
     const error = configErrorOf(build(OrderService, { owners: { ...OWNERS, 'orderService.listOrders': { customerId: 'sub' } } }));
-    expect(error.message).toMatch(/owned query parameter customerId and x-acl-list/);
+    expect({ file: error.file, path: error.path }).toEqual({ file: '<svcAcl options>', path: '$.owners["orderService.listOrders"]' });
+    expect(error.problem).toBe('orderService.listOrders is a list method (static lists), so the rows it returns are decided by the owners of the method it lists (/api/order-service/get-order), not by fields of its own');
+    expect(error.fix).toBe("move the fields to the owners of the item method, or take listOrders out of its class's static lists");
   });
 
   test('an owned item field whose schema is an array: a row holds one value', () => {
@@ -134,10 +138,24 @@ describe('a list declaration that cannot work is a ConfigError when the app is b
       }
     }
     const error = configErrorOf(() => new SvcApi().interceptAll(svcAcl({ handler, acl: { support: { '/api/many-ids/get-order': { 'read:any': ['*'] } } }, owners: { 'manyIds.getOrder': { orderId: 'orders' } } })).from(new SvcContainer().ofLocal(ManyIds)).app);
-    expect(error.message).toMatch(/owns its query parameter orderId of type array, which a row's column cannot hold/);
+    expect({ file: error.file, path: error.path }).toEqual({ file: '<svcAcl options>', path: '$.owners["manyIds.getOrder"].orderId' });
+    expect(error.problem).toBe('orderId of manyIds.getOrder is an array (its schema), but manyIds.listOrders lists its items, and a row holds one orderId');
+    // The compiler refuses the same document on its own: a bundle built from svcAclOpenApi's document without owners checked here.
+    const document = svcAclOpenApi(new SvcApi().from(new SvcContainer().ofLocal(ManyIds)));
+    Object.assign(document.paths!['/api/many-ids/get-order']!.get!.parameters![0]!, { 'x-acl-binding': 'orders' });
+    expect(configErrorOf(() => compileAcl({ openapi: document, acl: { support: { '/api/many-ids/get-order': { 'read:any': ['*'] } } }, scheme: 'bearerAuth' })).problem).toMatch(/owns its query parameter orderId of type array, which a row's column cannot hold/);
   });
 
-  test('checkOwnership with a list method names it and the fix', () => {
+  test("a read grant on the list route decides nothing: the ConfigError says it belongs to the item's route", () => {
+    const acl = { ...ACL, support: { '/api/order-service/list-orders': { 'read:any': ['*'] } } };
+    const error = configErrorOf(() => new SvcApi().interceptAll(svcAcl({ handler, acl, owners: OWNERS })).from(new SvcContainer().ofLocal(OrderService)).app);
+    expect(error.message).toMatch(/read:any of support on \/api\/order-service\/list-orders decides nothing/);
+    expect(error.fix).toBe('move the grant to /api/order-service/get-order');
+  });
+
+  test('checkOwnership with a list method names it and the fix, with an acl or a policy source', () => {
+    const bundled = configErrorOf(() => new SvcApi().interceptAll(svcAcl({ handler, policy: bundleConsumer({ url: 'http://127.0.0.1:9/bundle.tar.gz' }), owners: OWNERS, checkOwnership: () => true })).from(new SvcContainer().ofLocal(OrderService)).app);
+    expect(bundled.path).toBe('$.checkOwnership');
     const error = configErrorOf(build(OrderService, { checkOwnership: () => true }));
     expect({ file: error.file, path: error.path }).toEqual({ file: '<svcAcl options>', path: '$.checkOwnership' });
     expect(error.problem).toBe('checkOwnership decides ownership one item at a time, so no plan can say which items of the list operation GET /api/order-service/list-orders (orderService.listOrders) the caller owns (it lists GET /api/order-service/get-order)');
