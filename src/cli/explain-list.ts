@@ -24,7 +24,7 @@ export interface ListSql {
 /**
  * The columns toSql is given for the operation's plan: each owned parameter of the item by its own
  * name unless --column names another. --sql on an operation that lists nothing, or a --column for a
- * parameter the item does not own, is a slip of the command line, refused before anything is decided.
+ * parameter the item does not own, is a usage error.
  */
 export function sqlColumns(data: DataDocument, key: string, operation: OperationFacts, request: ListSqlRequest): Record<string, string> {
   if (operation.list === undefined) {
@@ -42,9 +42,9 @@ export function sqlColumns(data: DataDocument, key: string, operation: Operation
 }
 
 /** The plan as toSql writes it; a column toSql cannot quote is the --column given for it. */
-export function planSql(plan: ListPlan, dialect: SqlDialect, columns: Record<string, string>): ListSql {
+export function planSql(plan: ListPlan, options: { dialect: SqlDialect; columns: Record<string, string> }): ListSql {
   try {
-    return { dialect, columns, ...toSql(plan, { dialect, columns }) };
+    return { ...options, ...toSql(plan, options) };
   } catch (error) {
     if (error instanceof ListPlanError && error.code === 'ERR_SVCGATE_LIST_COLUMN') throw new UsageError(`--column: ${error.problem}; ${error.fix}`);
     throw error;

@@ -50,13 +50,14 @@ export async function explainRequest(
     // As the server receives it (under a servers prefix), else as the document writes it.
     const match = prefixedMatcher(data.operations, document.servers)(method, pathname) ?? createOperationMatcher(data.operations)(method, pathname);
     if (!match) throw new UsageError(`no operation of the document matches ${method.toUpperCase()} ${pathname}${allowedHint(document, pathname)}`);
-    const columns = sql === undefined ? undefined : sqlColumns(data, match.key, match.operation, sql);
+    // Checked before deciding: --sql on an operation that lists nothing is a slip of the command line.
+    const sqlOptions = sql === undefined ? undefined : { dialect: sql.dialect, columns: sqlColumns(data, match.key, match.operation, sql) };
     const evaluator = await Evaluator.create(data);
     const { decision, input } = await decide(evaluator, match.key, match.operation, { pathParams: match.pathParams, query: new URLSearchParams(query) }, claims, roleBinding === undefined ? {} : { roleBinding });
     const caller: Caller = claims === undefined ? { token: false } : { token: true, roleBinding: roleBinding ?? 'role', hasRole: input.role !== undefined };
     const explanation: Explanation = { request: `${method.toUpperCase()} ${target}`, operation: match.key, scopes: match.operation.scopes, input, decision, caller, secured: match.operation.secured, scheme: data.scheme, anonymousDefault: data.anonymous_default };
     const item = match.operation.list?.item;
-    if (item !== undefined) explanation.list = { item, ...(sql === undefined || decision.list === undefined ? {} : { sql: planSql(decision.list, sql.dialect, columns!) }) };
+    if (item !== undefined) explanation.list = { item, ...(sqlOptions === undefined || decision.list === undefined ? {} : { sql: planSql(decision.list, sqlOptions) }) };
     return explanation;
   } catch (error) {
     if (error instanceof RequestValidationError) throw new UsageError(`the adapters refuse ${method.toUpperCase()} ${target} with 400: ${error.message}`);

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import express from 'express';
 import { bearerJwt, bearerJwtAcl } from '../../src/auth';
 import { bundleConsumer } from '../../src/fleet';
+import { toSql, type ListPlan } from '../../src/list';
 import { BundleServer } from '../helpers/bundle-server';
 import { listen } from '../helpers/listen';
 import { svcgate } from '../helpers/svcgate-cli';
@@ -20,6 +21,12 @@ const API = ['--openapi', OPENAPI, '--acl', ACL];
 
 const explain = (claims: unknown, target: string, ...options: string[]) => svcgate('explain', ...API, '--token-claims', JSON.stringify(claims), ...options, 'GET', target);
 
+/** The lines explain prints for a plan's SQL: what toSql writes for it, with its values. */
+function sqlLines(plan: ListPlan, dialect: 'postgres' | 'sqlite', columns: Record<string, string>): string[] {
+  const { text, values } = toSql(plan, { dialect, columns });
+  return [`sql (${dialect}): ${text}`, `sql values: ${JSON.stringify(values)}`];
+}
+
 /** The lines of explain's output from `lists:` up to `caller:`: what it says of the list. */
 function listLines(stdout: string): string[] {
   const lines = stdout.split('\n');
@@ -29,8 +36,10 @@ function listLines(stdout: string): string[] {
   );
 }
 
+const ALL: ListPlan = { kind: 'all', anyOf: [], attributes: ['*'] };
+
 describe('svcgate explain on a list operation', () => {
-  test('support lists every order: plan all, TRUE in PostgreSQL, 1 = 1 in SQLite', async () => {
+  test('support lists every order: plan all, and the SQL toSql writes for it in each dialect', async () => {
     const postgres = await explain({ role: 'support' }, '/api/v1/orders', '--sql', 'postgres');
     expect(postgres.code).toBe(0);
     expect(postgres.stdout).toMatch(/^GET \/api\/v1\/orders -> GET \/orders\ndecision: ALLOW\n/);
@@ -38,25 +47,26 @@ describe('svcgate explain on a list operation', () => {
       'lists: GET /orders/{orderId} (x-acl-list): the items the caller could read one by one',
       'plan: all, every item',
       'plan attributes: *',
-      'sql (postgres): TRUE',
-      'sql values: []',
+      ...sqlLines(ALL, 'postgres', { orderId: 'orderId' }),
     ]);
-    expect(listLines((await explain({ role: 'support' }, '/api/v1/orders', '--sql', 'sqlite')).stdout).slice(3)).toEqual(['sql (sqlite): 1 = 1', 'sql values: []']);
+    expect(listLines((await explain({ role: 'support' }, '/api/v1/orders', '--sql', 'sqlite')).stdout).slice(3)).toEqual(sqlLines(ALL, 'sqlite', { orderId: 'orderId' }));
   });
 
   test('a customer lists the orders its claim names, typed as the item parameter; the SQL of both dialects binds them', async () => {
     const claims = { role: 'customer', orders: [9, '7', 'seven', '9007199254740993'] };
+    const plan: ListPlan = { kind: 'some', anyOf: [{ orderId: [7, 9, '9007199254740993'] }], attributes: ['!internalNote', '*'] };
     const postgres = await explain(claims, '/api/v1/orders', '--sql', 'postgres');
     expect(postgres.code).toBe(0);
     expect(listLines(postgres.stdout)).toEqual([
       'lists: GET /orders/{orderId} (x-acl-list): the items the caller could read one by one',
       'plan: some, the items where orderId IN (7, 9, "9007199254740993")',
       'plan attributes: !internalNote *',
-      'sql (postgres): ("orderId" IN ($1, $2, $3))',
-      'sql values: [7,9,"9007199254740993"]',
+      ...sqlLines(plan, 'postgres', { orderId: 'orderId' }),
     ]);
+    expect(postgres.stdout).toContain('\nsql (postgres): ("orderId" IN ($1, $2, $3))\nsql values: [7,9,"9007199254740993"]\n');
     const sqlite = await explain(claims, '/api/v1/orders', '--sql', 'sqlite', '--column', 'orderId=o.order_id');
-    expect(listLines(sqlite.stdout).slice(3)).toEqual(['sql (sqlite): ("o"."order_id" IN (?, ?, ?))', 'sql values: [7,9,"9007199254740993"]']);
+    expect(listLines(sqlite.stdout).slice(3)).toEqual(sqlLines(plan, 'sqlite', { orderId: 'o.order_id' }));
+    expect(sqlite.stdout).toContain('\nsql (sqlite): ("o"."order_id" IN (?, ?, ?))\n');
   });
 
   test('the SQL explain prints selects, in a real SQLite, exactly the rows the customer may read one by one', async () => {
@@ -86,12 +96,12 @@ describe('svcgate explain on a list operation', () => {
       'lists: GET /regions/{region}/invoices/{invoiceId} (x-acl-list): the items the caller could read one by one',
       'plan: some, the items where region IN ("eu", "us") AND invoiceId IN (3)',
       'plan attributes: *',
-      'sql (postgres): ("region_code" IN ($1, $2) AND "invoiceId" = $3)',
-      'sql values: ["eu","us",3]',
+      ...sqlLines({ kind: 'some', anyOf: [{ region: ['eu', 'us'], invoiceId: [3] }], attributes: ['*'] }, 'postgres', { region: 'region_code', invoiceId: 'invoiceId' }),
     ]);
+    expect(stdout).toContain('\nsql (postgres): ("region_code" IN ($1, $2) AND "invoiceId" = $3)\n');
     // --column is repeatable, unlike the other options.
     const both = await explain({ role: 'customer', regions: 'eu', invoices: 3 }, '/api/v1/invoices', '--sql', 'sqlite', '--column', 'region=i.region', '--column', 'invoiceId=i.id');
-    expect(listLines(both.stdout).slice(3)).toEqual(['sql (sqlite): ("i"."region" = ? AND "i"."id" = ?)', 'sql values: ["eu",3]']);
+    expect(listLines(both.stdout).slice(3)).toEqual(sqlLines({ kind: 'some', anyOf: [{ region: ['eu'], invoiceId: [3] }], attributes: ['*'] }, 'sqlite', { region: 'i.region', invoiceId: 'i.id' }));
   });
 
   test('a guest lists nothing: plan none with the reason, FALSE, exit 1 as for any deny', async () => {
@@ -99,7 +109,7 @@ describe('svcgate explain on a list operation', () => {
     expect(code).toBe(1);
     expect(stdout).toContain('decision: DENY\n');
     expect(stdout).toContain('reason: no role of the caller is granted read on /orders/{orderId}\n');
-    expect(listLines(stdout).slice(1)).toEqual(['plan: none, no item', 'plan attributes: -', 'sql (postgres): FALSE', 'sql values: []']);
+    expect(listLines(stdout).slice(1)).toEqual(['plan: none, no item', 'plan attributes: -', ...sqlLines({ kind: 'none', anyOf: [], attributes: [] }, 'postgres', {})]);
     expect(stdout).toContain('answer: 403, the token is valid but the policy denies\n');
   });
 
