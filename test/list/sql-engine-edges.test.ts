@@ -1,0 +1,80 @@
+import Database from 'better-sqlite3';
+import { toSql, type ListPlan } from '../../src/list';
+import { some } from './list-plans';
+import { startPglite, type PgliteProcess } from '../helpers/pglite-process';
+
+// toSql's statements on the real engines at their edges: hostile sizes (10,000 values, the most
+// parameters each engine binds, thousands of entries), a table whose columns are named true and
+// false, values a driver would change on the way (a lone surrogate, a NUL), and startAt after the
+// query's own placeholders.
+
+const ROWS = 12_000;
+const range = (count: number, step = 1) => Array.from({ length: count }, (_, index) => index * step);
+const COLUMNS = { orderId: 'id', customerId: 'owner' };
+
+let sqlite: Database.Database;
+let pg: PgliteProcess;
+
+beforeAll(async () => {
+  sqlite = new Database(':memory:');
+  sqlite.exec('CREATE TABLE orders (id INTEGER PRIMARY KEY, owner TEXT NOT NULL, "true" INTEGER NOT NULL, "false" INTEGER NOT NULL)');
+  const insert = sqlite.prepare('INSERT INTO orders VALUES (?, ?, 0, 1)');
+  sqlite.transaction(() => range(ROWS).forEach((id) => insert.run(id, id === 1 ? '\uFFFD' : `u${id % 100}`)))();
+  pg = await startPglite();
+  await pg.exec(`CREATE TABLE orders (id BIGINT PRIMARY KEY, owner TEXT NOT NULL);
+    INSERT INTO orders SELECT i, CASE WHEN i = 1 THEN chr(65533) ELSE 'u' || (i % 100) END FROM generate_series(0, ${ROWS - 1}) AS i;`);
+}, 120_000);
+
+afterAll(async () => {
+  sqlite?.close();
+  await pg?.stop();
+});
+
+const sqliteCount = (list: ListPlan): number => {
+  const { text, values } = toSql(list, { dialect: 'sqlite', columns: COLUMNS });
+  return (sqlite.prepare(`SELECT count(*) AS n FROM orders WHERE ${text}`).get(...values) as { n: number }).n;
+};
+const pgCount = async (list: ListPlan, prefix = '', before: unknown[] = []): Promise<number> => {
+  const { text, values } = toSql(list, { dialect: 'postgres', columns: COLUMNS, startAt: before.length + 1 });
+  const [row] = await pg.query<{ n: string }>(`SELECT count(*)::text AS n FROM orders WHERE ${prefix}(${text})`, [...before, ...values]);
+  return Number(row!.n);
+};
+
+test('a plan of 10,000 values selects its rows in both engines', async () => {
+  const list = some({ orderId: range(10_000, 3) });
+  expect(sqliteCount(list)).toBe(4000);
+  expect(await pgCount(list)).toBe(4000);
+});
+
+test('the most values each engine binds run: 32,766 in SQLite, 65,535 in PostgreSQL', async () => {
+  expect(sqliteCount(some({ orderId: range(32_766) }))).toBe(ROWS);
+  expect(await pgCount(some({ orderId: range(65_535) }))).toBe(ROWS);
+});
+
+test('5,000 entries run in SQLite, whose expression trees stop at a depth of 1000', async () => {
+  const list = some(...range(5000).map((id) => ({ orderId: [id * 2], customerId: [`u${(id * 2) % 100}`] })));
+  expect(sqliteCount(list)).toBe(5000);
+  expect(await pgCount(list)).toBe(5000);
+});
+
+test('all and none mean every row and no row in SQLite even where columns are named true and false', () => {
+  expect(sqliteCount({ kind: 'all', anyOf: [], attributes: [] })).toBe(ROWS);
+  expect(sqliteCount({ kind: 'none', anyOf: [], attributes: [] })).toBe(0);
+});
+
+test('a lone surrogate selects nothing, not the row that holds U+FFFD, which is what the driver would send', async () => {
+  expect(sqliteCount(some({ customerId: ['\uFFFD'] }))).toBe(1);
+  expect(await pgCount(some({ customerId: ['\uFFFD'] }))).toBe(1);
+  expect(sqliteCount(some({ customerId: ['\uD800'] }))).toBe(0);
+  expect(await pgCount(some({ customerId: ['\uD800'] }))).toBe(0);
+  expect(await pgCount(some({ customerId: ['\uDFFF', 'u5'] }))).toBe(ROWS / 100);
+});
+
+test('a NUL, which PostgreSQL text cannot hold, selects nothing instead of failing the statement', async () => {
+  expect(await pgCount(some({ customerId: ['u5\u0000'] }))).toBe(0);
+  expect(await pgCount(some({ customerId: ['u5\u0000'] }, { orderId: [3] }))).toBe(1);
+});
+
+test('startAt follows the query\'s own placeholders', async () => {
+  expect(await pgCount(some({ orderId: [1, 2, 3, 500] }), 'id < $1 AND ', [100])).toBe(3);
+});
