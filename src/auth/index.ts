@@ -8,6 +8,8 @@ export type { SchemeCheck } from '../hosts/express/express-security';
 export { BearerJWT, OASBearerJWT, type OasAcl, type OasAclOptions } from '../hosts/oas-tools/oas-bearer-jwt';
 export { bearerJwtAcl, type BearerJwtAclOptions } from '../hosts/express/express-acl';
 export type { RequestAuth } from '../guard/guard-request';
+// req.auth.list and res.locals.oas.acl.list; svcgate/list turns them into queries.
+export type { ListPlan, ListCondition, ListValue } from '../policy/evaluate/list-plan';
 export { authOf, NotGuardedError } from '../guard/auth-of';
 export { jwtErrorHandler } from '../hosts/oas-tools/jwt-error-handler';
 export { filterAttributes } from '../guard/filter-attributes';
