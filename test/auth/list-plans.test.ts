@@ -144,6 +144,34 @@ describe('req.auth.list on bearerJwtAcl (x-acl-list)', () => {
     expect((await ask('item', support)).status).toBe(200);
   });
 
+  test('a token without the scopes of the list and its item is the 403 of any scope deny, with the insufficient_scope challenge', async () => {
+    const openapi = load(readFileSync(LIST_OPENAPI, 'utf8')) as { paths: Record<string, { get: Record<string, unknown> }> };
+    openapi.paths['/orders']!.get.security = [{ bearerAuth: ['orders:list'] }];
+    openapi.paths['/orders/{orderId}']!.get.security = [{ bearerAuth: ['orders:read'] }];
+    const app = express5();
+    app.use(bearerJwtAcl({ openapi, handler, acl: { bearerAuth: LIST_ACL } }));
+    app.use((req: { auth: RequestAuth }, res: { json: (body: unknown) => void }) => res.json({ list: req.auth.list }));
+    const served = await listen(app as unknown as RequestListener);
+    closers.push(served.close);
+    const get = async (path: string, claims: Record<string, unknown>) => {
+      const answer = await fetch(`${served.url}${path}`, { headers: { authorization: await bearer(claims) } });
+      return { status: answer.status, challenge: answer.headers.get('www-authenticate'), body: (await answer.json()) as Record<string, unknown> };
+    };
+    const listDeny = await get('/orders', { role: 'support', scope: 'orders:read' });
+    expect(listDeny).toEqual({ status: 403, challenge: 'Bearer error="insufficient_scope", scope="orders:list orders:read"', body: { error: 'Forbidden', message: expect.any(String), code: 'ERR_SVCGATE_INSUFFICIENT_SCOPE' } });
+    const itemDeny = await get('/orders/7', { role: 'support' });
+    expect(itemDeny).toEqual({ ...listDeny, challenge: 'Bearer error="insufficient_scope", scope="orders:read"', body: { ...listDeny.body, message: expect.any(String) } });
+    expect(await get('/orders', { role: 'support', scope: 'orders:read orders:list' })).toEqual({ status: 200, challenge: null, body: { list: { kind: 'all', anyOf: [], attributes: ['*'] } } });
+  });
+
+  test('with exposeReasons false a list deny says what any deny says', async () => {
+    const { ask } = await serveList({ acl: { bearerAuth: LIST_ACL }, exposeReasons: false });
+    for (const claims of [{ role: 'guest' }, { role: 'customer' }]) {
+      const authorization = await bearer(claims);
+      expect(await ask('list', authorization)).toEqual(await ask('item', await bearer({ role: 'guest' })));
+    }
+  });
+
   test('a caller another scheme let in gets a plan of no item, as its filter keeps nothing', async () => {
     const openapi = load(readFileSync(LIST_OPENAPI, 'utf8')) as { components: { securitySchemes: Record<string, unknown> }; security: unknown };
     openapi.components.securitySchemes.apiKey = { type: 'apiKey', in: 'header', name: 'x-api-key' };
