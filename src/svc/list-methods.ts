@@ -18,6 +18,8 @@ const FIX = "write static readonly lists = { listOrders: 'getOrder' }: the list 
 export function readLists(service: object, instance: string, routed: ReadonlySet<string>): ReadonlyMap<string, string> {
   refuseNonStatic(service, instance, 'lists', looksLikeLists, `${FIX} (static: SvcApi reads the class, not its instances)`);
   const lists = new Map<string, string>();
+  // Where each entry was declared, for the errors of the check across entries below.
+  const declaredIn = new Map<string, string>();
   for (const { Class, name } of classesOf(service, instance)) {
     if (!Object.hasOwn(Class, 'lists') || Class.lists === undefined) continue;
     const file = `<class ${name}>`;
@@ -29,10 +31,11 @@ export function readLists(service: object, instance: string, routed: ReadonlySet
       checkMethod(item, 'item', routed, file, instance, list);
       if (item === list) throw new ConfigError(file, `$.lists.${list}`, `${list} names itself as its item`, 'name the method that reads one item, e.g. getOrder');
       lists.set(list, item);
+      declaredIn.set(list, file);
     }
   }
   for (const [list, item] of lists) {
-    if (lists.has(item)) throw new ConfigError(`<class ${instance}>`, `$.lists.${list}`, `${list} lists the items of ${item}, which is itself a list method`, 'name the method that reads one item, e.g. getOrder');
+    if (lists.has(item)) throw new ConfigError(declaredIn.get(list)!, `$.lists.${list}`, `${list} lists the items of ${item}, which is itself a list method`, 'name the method that reads one item, e.g. getOrder');
   }
   return lists;
 }
