@@ -5,7 +5,7 @@ const { mkdirSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
-const entries = { index: 'index.js', policy: 'policy/index.js', auth: 'auth/index.js', svc: 'svc/index.js', fleet: 'fleet/index.js', testing: 'testing/index.js' };
+const entries = { index: 'index.js', policy: 'policy/index.js', auth: 'auth/index.js', svc: 'svc/index.js', fleet: 'fleet/index.js', testing: 'testing/index.js', list: 'list/index.js' };
 
 mkdirSync(join(root, 'dist/esm'), { recursive: true });
 for (const [name, target] of Object.entries(entries)) {

@@ -15,6 +15,7 @@ const ENTRIES: [string, string][] = [
   ['svc', 'svc/index.js'],
   ['fleet', 'fleet/index.js'],
   ['testing', 'testing/index.js'],
+  ['list', 'list/index.js'],
 ];
 
 test.each(ENTRIES)('dist/esm/%s.mjs has a default export, module.exports of the CommonJS entry, and its named exports', (name, target) => {

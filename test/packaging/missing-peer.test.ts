@@ -33,10 +33,12 @@ test('every entry point loads without express, from ESM and CommonJS', () => {
     for (const entry of ['svcgate', 'svcgate/policy', 'svcgate/auth', 'svcgate/svc', 'svcgate/fleet', 'svcgate/testing']) {
       loaded[entry] = [typeof (await import(entry)).ConfigError, typeof require(entry).ConfigError];
     }
+    // svcgate/list throws no ConfigError (its errors are ListPlanErrors).
+    loaded['svcgate/list'] = [typeof (await import('svcgate/list')).toSql, typeof require('svcgate/list').toSql];
     console.log(JSON.stringify(loaded));
   `);
   expect(out.stderr).toBe('');
-  expect(Object.values(JSON.parse(out.stdout) as Record<string, string[]>)).toEqual(Array(6).fill(['function', 'function']));
+  expect(Object.values(JSON.parse(out.stdout) as Record<string, string[]>)).toEqual(Array(7).fill(['function', 'function']));
 });
 
 test('the policy decides without express', () => {

@@ -55,6 +55,7 @@ import * as policy from 'svcgate/policy';
 import * as auth from 'svcgate/auth';
 import * as svc from 'svcgate/svc';
 import * as testing from 'svcgate/testing';
+import * as list from 'svcgate/list';
 const require = createRequire(import.meta.url);
 const cjs = require('svcgate/policy');
 require('svcgate/auth');
@@ -64,9 +65,11 @@ console.log(JSON.stringify({
   same: cjs.ConfigError === policy.ConfigError && root.Evaluator === policy.Evaluator,
   auth: typeof auth, svc: typeof svc,
   testing: typeof testing.createTestIssuer,
+  list: list.toSql({ kind: 'some', anyOf: [{ id: [1, 2] }], attributes: [] }, { dialect: 'postgres', columns: { id: 'id' } }).text,
+  sameList: list.ListPlanError === require('svcgate/list').ListPlanError,
   verified: (await issuer.handler()('Bearer ' + (await issuer.sign({ sub: 'u1' })))).sub,
 }));`;
-  expect(JSON.parse(node(['--input-type=module', '-'], script))).toEqual({ same: true, auth: 'object', svc: 'object', testing: 'function', verified: 'u1' });
+  expect(JSON.parse(node(['--input-type=module', '-'], script))).toEqual({ same: true, auth: 'object', svc: 'object', testing: 'function', list: '("id" IN ($1, $2))', sameList: true, verified: 'u1' });
 });
 
 test('the svcgate bin runs from the installed package', () => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 const ROOT = join(__dirname, '../..');
 const OUT = join(ROOT, 'build/strict-flags');
 const TSC = join(ROOT, 'node_modules/.bin/tsc');
-const ENTRIES = ['index', 'policy/index', 'auth/index', 'svc/index', 'fleet/index', 'testing/index'];
+const ENTRIES = ['index', 'policy/index', 'auth/index', 'svc/index', 'fleet/index', 'testing/index', 'list/index'];
 const IMPORTS = ENTRIES.map((entry, index) => `import * as entry${index} from '../../dist/cjs/${entry}';`).join('\n');
 const USES = `export const entries = [${ENTRIES.map((_, index) => `entry${index}`).join(', ')}];\n`;
 

@@ -12,7 +12,7 @@ const ROOT = join(__dirname, '../..');
 const FIXTURES = join(ROOT, 'test/fixtures/typed-consumer');
 let reports: Promise<Map<string, string>>;
 
-const FILES = ['seed-form.ts', 'named-form.ts', 'auth-of.ts', 'must-not-compile.ts'];
+const FILES = ['seed-form.ts', 'named-form.ts', 'auth-of.ts', 'list-filter.ts', 'must-not-compile.ts'];
 
 beforeAll(() => {
   const project = installPackedProject('typed-consumer', [
@@ -38,9 +38,9 @@ function expected(file: string): string[] {
     .flatMap((line, index) => [...line.matchAll(/\/\/ expect (TS\d+)/g)].map((match) => `${index + 1} ${match[1]}`));
 }
 
-test.each(MODULE_RESOLUTIONS)('moduleResolution %s: the seed\'s class form, the declared-name form and authOf type-check in strict mode; a misspelt service, an unmet dependency and req.auth without authOf fail with their codes', async (name) => {
+test.each(MODULE_RESOLUTIONS)('moduleResolution %s: the seed\'s class form, the declared-name form, authOf and svcgate/list type-check in strict mode; a misspelt service, an unmet dependency and req.auth without authOf fail with their codes', async (name) => {
   const output = (await reports).get(name)!;
-  for (const file of ['seed-form.ts', 'named-form.ts', 'auth-of.ts']) expect(reported(output, file)).toEqual([]);
+  for (const file of ['seed-form.ts', 'named-form.ts', 'auth-of.ts', 'list-filter.ts']) expect(reported(output, file)).toEqual([]);
   expect(expected('must-not-compile.ts')).toHaveLength(8);
   expect(reported(output, 'must-not-compile.ts')).toEqual(expected('must-not-compile.ts'));
   expect(output.split('\n').filter((line) => /error TS/.test(line) && !line.startsWith('must-not-compile.ts('))).toEqual([]);
