@@ -13,7 +13,9 @@ export interface AclOptions {
   /**
    * `(payload, binding, value) => boolean | Promise<boolean>`: decides ownership (`own` grants)
    * instead of comparing the parameter with a claim; only exactly `true` in time owns. Default:
-   * the claim named by the operation's binding is compared with the parameter.
+   * the claim named by the operation's binding is compared with the parameter. Not with list
+   * operations (`x-acl-list`, SvcApi `static lists`): a callback decides one item at a time, so no
+   * plan could say beforehand which items the caller owns, and the adapter refuses to start.
    */
   checkOwnership?: CheckOwnership;
   /** Milliseconds a checkOwnership call may take; past it the request is denied (403) and the late answer ignored. Default 5000. */
