@@ -1,3 +1,7 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { dump, load } from 'js-yaml';
 import { failedStart, startOasHost, type OasHost, type OasSetup } from '../helpers/oas-host';
 import { bearer, expectSamePlans, LIST_ACL, LIST_OPENAPI, type AskList } from '../helpers/list-callers';
 import { HS256 } from '../helpers/tokens';
@@ -38,6 +42,23 @@ describe('res.locals.oas.acl.list on @oas-tools/core (x-acl-list)', () => {
       ['svcgate/authz/plan', 'GET /orders', { kind: 'all', anyOf: [], attributes: ['*'] }],
     ]);
   });
+});
+
+test('a caller an API key let in finds a plan of no item, as its filter keeps nothing', async () => {
+  const document = load(readFileSync(LIST_OPENAPI, 'utf8')) as { components: { securitySchemes: Record<string, unknown> }; security: unknown };
+  document.components.securitySchemes.apiKey = { type: 'apiKey', in: 'header', name: 'x-api-key' };
+  document.security = [{ bearerAuth: [] }, { apiKey: [] }];
+  const dir = mkdtempSync(join(tmpdir(), 'svcgate-oas-list-'));
+  writeFileSync(join(dir, 'openapi.yaml'), dump(document));
+  const host = await startOasHost({ ...standard, openapi: join(dir, 'openapi.yaml'), apiKeys: { apiKey: ['k'] } });
+  try {
+    const answer = await fetch(`${host.url}/orders`, { headers: { 'x-api-key': 'k' } });
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ list: { kind: 'none', anyOf: [], attributes: [] }, visible: {} });
+  } finally {
+    host.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('checkOwnership with a list operation stops the start with a ConfigError naming the list and the fix', async () => {
