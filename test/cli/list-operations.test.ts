@@ -258,3 +258,21 @@ describe('svcgate build and bundle carry list operations', () => {
     }
   });
 });
+
+describe('docs/list-filtering.md, Seen from outside', () => {
+  const section = readFileSync(join(__dirname, '../../docs/list-filtering.md'), 'utf8').split('\n## Seen from outside\n')[1]!.split('\n## ')[0]!;
+  const blocks = [...section.matchAll(/^```\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+  const ORDERS_EXAMPLE = ['--openapi', join(__dirname, '../../examples/orders-api/openapi.yaml'), '--acl', join(__dirname, '../../examples/orders-api/permissions.yaml')];
+
+  test('the explain example prints what the guide shows', async () => {
+    const [command, ...output] = blocks[0]!.split('\n');
+    // The guide's command line: words, and single-quoted words (the claims).
+    const words = [...command!.replace(/^\$ svcgate /, '').matchAll(/'([^']*)'|(\S+)/g)].map((match) => match[1] ?? match[2]!);
+    const run = await svcgate(...words.map((word) => word.replace(/^examples\//, join(__dirname, '../../examples/'))));
+    expect(run).toEqual({ code: 0, stdout: output.join('\n'), stderr: '' });
+  });
+
+  test("the audit table is the orders example's", async () => {
+    expect((await svcgate('audit', ...ORDERS_EXAMPLE)).stdout.startsWith(blocks[1]!)).toBe(true);
+  });
+});
