@@ -6,9 +6,8 @@ import { readListPlan } from './read-list-plan';
 
 /** A plan read for rows in memory: each entry's fields (paths) with the keys of their values. */
 interface RowTest {
-  /** Parameter -> field name, as `fields` mapped them when the test was built. */
+  /** Parameter -> field name, as `fields` mapped them when the test was built: a later call with the same mapping reuses it. */
   mapping: [string, string][];
-  fields: unknown;
   test: (row: unknown) => boolean;
 }
 
@@ -29,7 +28,8 @@ const built = new WeakMap<object, RowTest>();
 export function matches(list: ListPlan, row: unknown, fields: Record<string, string>): boolean {
   // Only frozen plans are kept, and a frozen plan stays frozen: one found here is as it was read.
   const cached = typeof list === 'object' && list !== null ? built.get(list) : undefined;
-  if (cached !== undefined && cached.fields === fields && cached.mapping.every(([param, field]) => mappedName(fields, param, 'fields') === field)) {
+  // Compared by content, not identity: `fields` is often an object literal written in the call.
+  if (cached !== undefined && cached.mapping.every(([param, field]) => mappedName(fields, param, 'fields') === field)) {
     return cached.test(row);
   }
   const rowTest = buildRowTest(readListPlan(list), fields);
@@ -38,7 +38,7 @@ export function matches(list: ListPlan, row: unknown, fields: Record<string, str
 }
 
 function buildRowTest(plan: ListPlan, fields: unknown): RowTest {
-  if (plan.kind !== 'some') return { mapping: [], fields, test: () => plan.kind === 'all' };
+  if (plan.kind !== 'some') return { mapping: [], test: () => plan.kind === 'all' };
   const mapping = new Map<string, string>();
   const entries = plan.anyOf.map((entry) =>
     Object.entries(entry).map(([param, values]) => {
@@ -49,7 +49,6 @@ function buildRowTest(plan: ListPlan, fields: unknown): RowTest {
   );
   return {
     mapping: [...mapping],
-    fields,
     test: (row) => entries.some((entry) => entry.every(({ path, keys }) => rowKeys(readField(row, path)).some((key) => keys.has(key)))),
   };
 }
