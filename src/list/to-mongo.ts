@@ -7,7 +7,6 @@ import { hasUnpairedSurrogate } from './unpaired-surrogate';
 /** A MongoDB query filter (plain objects and arrays, as `find` takes it). */
 export type MongoFilter = Record<string, unknown>;
 
-
 /**
  * The rows of a list plan as a MongoDB filter: `all` -> `{}`, `none` -> `{ _id: { $in: [] } }`, `some` ->
  * `{ $or: [{ <field>: { $in: [values] }, ... }] }` (one object per entry; `$and` of one object per parameter when
