@@ -2,11 +2,14 @@
 //   3000  the users API on @oas-tools/core, with bearerJwt (security handler) and BearerJWT (access control)
 //   3001  the same API on plain Express with bearerJwtAcl
 //   3002  the seed's services on SvcApi, guarded by svcAcl
-// It prints curl lines with demo tokens. PORT moves all three (PORT..PORT+2; PORT=0 picks free ports).
+//   3003  an orders API on SQLite, plain Express with bearerJwtAcl, whose list pages over the caller's rows
+// It prints curl lines with demo tokens. PORT moves all four (PORT..PORT+3; PORT=0 picks free ports).
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JWT, sign } from './demo-jwt.mjs';
+import { ordersRoutes } from './orders-api/routes.mjs';
+import { ORDER_COUNT, openOrders, orderIdsOf } from './orders-api/store.mjs';
 import { seedApi } from './svc/api.mjs';
 import { usersRoutes } from './users-api/express-routes.mjs';
 
@@ -21,6 +24,7 @@ const HOST = '127.0.0.1';
 const PORT = Number(process.env.PORT ?? 3000);
 const OPENAPI = join(HERE, 'users-api/openapi.yaml');
 const PERMISSIONS = join(HERE, 'users-api/permissions.yaml');
+const ORDERS = { openapi: join(HERE, 'orders-api/openapi.yaml'), acl: { bearerAuth: join(HERE, 'orders-api/permissions.yaml') } };
 
 function listen(app, port) {
   return new Promise((resolve) => {
@@ -62,15 +66,31 @@ function expressApp() {
   return app;
 }
 
+function ordersApp(db) {
+  const app = express();
+  app.use(bearerJwtAcl({ ...ORDERS, handler: bearerJwt(JWT) }));
+  ordersRoutes(app, db);
+  app.use(notFound);
+  return app;
+}
+
 const oasUrl = await listen(await oasToolsApp(), PORT);
 const expressUrl = await listen(expressApp(), PORT === 0 ? 0 : PORT + 1);
 const svcServer = await seedApi().listen(PORT === 0 ? 0 : PORT + 2, HOST);
 const svcUrl = `http://${HOST}:${svcServer.address().port}/api`;
+const orders = openOrders();
+const ordersUrl = await listen(ordersApp(orders), PORT === 0 ? 0 : PORT + 3);
 const user = await sign({ sub: 'u1', role: 'user', userId: [1, 3, 5], accounts: ['acc-1'] });
 const admin = await sign({ sub: 'a1', role: 'admin' });
 const noRole = await sign({ sub: 'n1' });
+// The identity provider lists a customer's orders in the token's `orders` claim.
+const adaOrders = orderIdsOf(orders, 'ada');
+const ada = await sign({ sub: 'ada', role: 'customer', orders: adaOrders });
+const support = await sign({ sub: 's1', role: 'support' });
+const guest = await sign({ sub: 'g1', role: 'guest' });
+const notAdas = orderIdsOf(orders, 'ben')[0];
 
-console.log(`svcgate examples\n  @oas-tools/core + bearerJwt + BearerJWT: ${oasUrl}\n  Express + bearerJwtAcl:                  ${expressUrl}\n  SvcApi + svcAcl:                         ${svcUrl}\n`);
+console.log(`svcgate examples\n  @oas-tools/core + bearerJwt + BearerJWT: ${oasUrl}\n  Express + bearerJwtAcl:                  ${expressUrl}\n  SvcApi + svcAcl:                         ${svcUrl}\n  Express + bearerJwtAcl, orders (SQLite): ${ordersUrl}\n`);
 for (const url of [oasUrl, expressUrl]) {
   console.log(`# ${url}`);
   console.log('# a user who owns users 1, 3 and 5: 200 for /users/3, 403 for /users/2:');
@@ -107,3 +127,14 @@ console.log('# an owned query field: the user reads acc-1, which its accounts cl
 console.log(`curl -i -H 'Authorization: Bearer ${user}' '${svcUrl}/account-service/get-account?accountId=acc-1'`);
 console.log(`curl -i -H 'Authorization: Bearer ${user}' '${svcUrl}/account-service/get-account?accountId=acc-2'`);
 console.log(`curl -i -H 'Authorization: Bearer ${admin}' ${svcUrl}/account-service/get-all-accounts`);
+console.log('');
+console.log(`# ${ordersUrl} (orders on SQLite: GET /orders lists exactly the orders the caller may read one by one, a page at a time)`);
+console.log(`# customer ada, whose token lists her ${adaOrders.length} orders: two pages of 5 of them (total ${adaOrders.length}), one of them without its internal note (200), another customer's (403):`);
+console.log(`curl -i -H 'Authorization: Bearer ${ada}' '${ordersUrl}/orders?limit=5'`);
+console.log(`curl -i -H 'Authorization: Bearer ${ada}' '${ordersUrl}/orders?limit=5&offset=5'`);
+console.log(`curl -i -H 'Authorization: Bearer ${ada}' ${ordersUrl}/orders/${adaOrders[0]}`);
+console.log(`curl -i -H 'Authorization: Bearer ${ada}' ${ordersUrl}/orders/${notAdas}`);
+console.log(`# support lists every order, internal notes included (total ${ORDER_COUNT}); a guest may read none (403); a limit out of range (400):`);
+console.log(`curl -i -H 'Authorization: Bearer ${support}' '${ordersUrl}/orders?limit=3'`);
+console.log(`curl -i -H 'Authorization: Bearer ${guest}' ${ordersUrl}/orders`);
+console.log(`curl -i -H 'Authorization: Bearer ${support}' '${ordersUrl}/orders?limit=500'`);

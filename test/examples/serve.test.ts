@@ -1,26 +1,19 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { serveExamples, type ServedExamples } from '../helpers/serve-examples';
 
 // `make run` starts examples/serve.mjs, which prints curl lines; this pastes them into a shell as a
 // user would, against the @oas-tools/core app, the plain Express app and the SvcApi app.
-const ROOT = join(__dirname, '../..');
 const shell = promisify(execFile);
-let server: ChildProcess;
+let server: ServedExamples;
 let printed = '';
 
 beforeAll(async () => {
-  server = spawn(process.execPath, [join(ROOT, 'examples/serve.mjs')], { cwd: ROOT, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise<void>((resolve, reject) => {
-    server.stdout!.on('data', (chunk: Buffer) => {
-      printed += chunk.toString();
-      if (printed.includes('get-all-accounts')) resolve();
-    });
-    server.once('exit', (code) => reject(new Error(`the example exited with ${code}`)));
-  });
+  server = await serveExamples('get-all-accounts');
+  printed = server.printed;
 });
 afterAll(() => {
-  server.kill();
+  server.stop();
 });
 
 /** Runs one printed line in sh, as pasted; returns the status and the JSON body. */
