@@ -27,19 +27,21 @@ export function listPlanFrom(value: unknown, spec: ListSpec, allow: boolean): Li
 /** One entry of anyOf: every owned parameter of the item, each with at least one value. */
 function conditionFrom(entry: unknown, byName: ReadonlyMap<string, ParamSpec>): ListCondition | undefined {
   if (!isRecord(entry) || Object.keys(entry).length !== byName.size || byName.size === 0) return undefined;
-  const condition: ListCondition = {};
+  const entries: [string, ListValue[]][] = [];
   for (const [name, param] of byName) {
     const values = Object.hasOwn(entry, name) ? entry[name] : undefined;
     if (!isStringList(values) || values.length === 0) return undefined;
     const typed: ListValue[] = [];
-    for (const text of values) {
+    // The policy gives a set, in no order (OPA's Wasm sort is quadratic): sorted here, in code-unit order, so a plan reads the same every time.
+    for (const text of [...values].sort()) {
       const value = typedValue(text, param);
       if (value === undefined) return undefined;
       typed.push(value);
     }
-    condition[name] = typed;
+    entries.push([name, typed]);
   }
-  return condition;
+  // fromEntries defines each key, so that a parameter named __proto__ stays a condition.
+  return Object.fromEntries(entries);
 }
 
 /** A canonical value (serialize-param.ts) as the parameter's schema types it. */
