@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -166,4 +167,14 @@ test('the printed curl lines answer as their comments say', async () => {
   expect([own.customerId, 'internalNote' in own, other.code]).toEqual(['ada', false, 'ERR_SVCGATE_FORBIDDEN']);
   expect([all.items.length, all.total, typeof all.items[0].internalNote]).toEqual([3, 300, 'string']);
   expect([guest.code, tooMany]).toEqual(['ERR_SVCGATE_FORBIDDEN', { error: 'BadRequest', message: 'limit must be an integer from 1 to 100' }]);
+});
+
+test("the README's excerpt of the list handler is the example's code, line for line", () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const excerpt = readme.slice(readme.indexOf('### A list that pages')).match(/^```js\n([\s\S]*?)^```$/m)![1]!;
+  const routes = readFileSync(join(ROOT, 'examples/orders-api/routes.mjs'), 'utf8').split('\n').map((line) => line.trim());
+  // Its statements, without the comments either side may word differently.
+  const statements = excerpt.split('\n').map((line) => line.replace(/ \/\/ .*$/, '').trim()).filter((line) => line !== '' && !line.startsWith('//') && !line.startsWith('import '));
+  expect(statements.length).toBeGreaterThanOrEqual(7);
+  expect(statements.filter((line) => !routes.includes(line))).toEqual([]);
 });
