@@ -15,7 +15,7 @@ export function ordersRoutes(app, db) {
   app.get('/api/v1/orders', (req, res) => {
     const page = readPage(req.query);
     if (page.error) return res.status(400).json({ error: 'BadRequest', message: page.error });
-    // support (read:any): TRUE; a customer (read:own): "id" IN (?, ...) over its `orders` claim.
+    // support (read:any): 1 = 1; a customer (read:own): "id" IN (?, ...) over its `orders` claim.
     // In parentheses, since a plan of several alternatives is an OR that another condition
     // ANDed beside it would otherwise split.
     const visible = toSql(req.auth.list, { dialect: 'sqlite', columns: { orderId: 'id' } });
