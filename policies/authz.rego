@@ -3,7 +3,7 @@
 # description: |
 #   The one fixed policy of svcgate. The user's configuration never changes this file: the ACL and
 #   the OpenAPI operations arrive as data (data.svcgate.acl, written by the compiler) and the request
-#   arrives as input. Its single entrypoint is `decision`.
+#   arrives as input. Its entrypoints are `decision` and, for list operations (x-acl-list), `plan`.
 #
 #   It runs mostly as OPA's Wasm build, which memoizes every rule without arguments in a table per
 #   evaluation, rehashed through a decimal library each time it grows (at 6 and at 12 entries).
@@ -14,7 +14,7 @@ package svcgate.authz
 # METADATA
 # title: decision
 # description: |
-#   The structured answer for one request; the only entrypoint. An allowed request needs no
+#   The structured answer for one request (`plan` adds the items of a list). An allowed request needs no
 #   scopes and has no reasons; a denied one is granted no attributes.
 # entrypoint: true
 decision := {

@@ -1,4 +1,9 @@
 import fc from 'fast-check';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { OPA } from '../helpers/opa-server';
 import { compileAcl, ConfigError, Evaluator, type DataDocument } from '../../src/policy';
 import { buildInput, type VerifiedPayload } from '../../src/policy/request/build-input';
 
@@ -127,6 +132,12 @@ describe('the plan', () => {
     expect(planFor(data, evaluator, { role: 'customer', orders: [1, 2] }).list).toEqual(first.list);
   });
 
+  test('a plan is frozen without the decision cache too, so a handler fails the same way either way', () => {
+    const uncached = Evaluator.createSync(data, { decisionCacheSize: 0 });
+    const plan = planFor(data, uncached, { role: 'customer', orders: [1, 2] }).list!;
+    expect(Object.isFrozen(plan) && Object.isFrozen(plan.anyOf) && Object.isFrozen(plan.anyOf[0]) && Object.isFrozen(plan.anyOf[0]!.orderId) && Object.isFrozen(plan.attributes)).toBe(true);
+  });
+
   test('string, boolean and number parameters keep their types', () => {
     const doc = api(undefined, {}, {
       '/shops': { get: { 'x-acl-list': { item: '/shops/{shop}/{open}/{rating}' } } },
@@ -144,6 +155,22 @@ describe('the plan', () => {
     const decision = Evaluator.createSync(data).evaluate(buildInput('GET /shops', data.operations['GET /shops']!, {}, { role: 'customer', shop: ['007', 7], open: [true, 'false', 'yes'], rating: ['4.50', '1e21', 1e21] }));
     expect(decision.list).toEqual({ kind: 'some', anyOf: [{ shop: ['007', '7'], open: [false, true], rating: [1e21, 4.5] }], attributes: ['*'] });
   });
+});
+
+test('a policy.wasm without the plan entrypoint (built before list operations) is refused for data with a list, accepted without', async () => {
+  const out = mkdtempSync(join(tmpdir(), 'svcgate-old-wasm-'));
+  // The policy as it was before list operations: the same Rego without the plan rule.
+  const rego = readFileSync(join(__dirname, '../../policies/authz.rego'), 'utf8').replace(/# METADATA\n# title: plan\n(?:#.*\n)*?# entrypoint: true\nplan := .*\n/, '');
+  writeFileSync(join(out, 'authz.rego'), rego);
+  execFileSync(OPA, ['build', '-t', 'wasm', '-e', 'svcgate/authz/decision', '--capabilities', join(__dirname, '../../policies/capabilities.json'), '-o', join(out, 'bundle.tar.gz'), join(out, 'authz.rego')]);
+  execFileSync('tar', ['-xzf', join(out, 'bundle.tar.gz'), '-C', out, '/policy.wasm']);
+  const policy = readFileSync(join(out, 'policy.wasm'));
+  const data = compileAcl({ openapi: api(), acl: ACL });
+  await expect(Evaluator.create(data, { policy })).rejects.toThrow('policy.wasm has no entrypoint svcgate/authz/plan, which the list operation GET /orders needs');
+  expect(() => Evaluator.createSync(data, { policy })).toThrow(/no entrypoint svcgate\/authz\/plan/);
+  const { paths } = api();
+  const withoutList = { ...api(), paths: { ...paths, '/orders': { post: {} } } };
+  await expect(Evaluator.create(compileAcl({ openapi: withoutList, acl: { ...ACL, customer: { '/orders/{orderId}': { 'read:own': ['*'] } } } }), { policy })).resolves.toBeInstanceOf(Evaluator);
 });
 
 /**

@@ -1,5 +1,4 @@
 import type { Decision } from './evaluator';
-import type { ListPlan } from './list-plan';
 
 /** The decisions a decision cache holds; a decision found here was served from one. */
 const cached = new WeakSet<Decision>();
@@ -13,21 +12,9 @@ export function cachedCopy(decision: Decision): Decision {
   Object.freeze(decision.attributes);
   Object.freeze(decision.scopes);
   Object.freeze(decision.reasons);
-  if (decision.list !== undefined) freezeList(decision.list);
   const copy = Object.freeze({ ...decision });
   cached.add(copy);
   return copy;
-}
-
-/** A plan is handed to every request its decision is served to (req.auth.list), so no handler may change it for the next. */
-function freezeList(list: ListPlan): void {
-  for (const condition of list.anyOf) {
-    for (const values of Object.values(condition)) Object.freeze(values);
-    Object.freeze(condition);
-  }
-  Object.freeze(list.anyOf);
-  Object.freeze(list.attributes);
-  Object.freeze(list);
 }
 
 /** Whether `decision` came from a decision cache (see cachedCopy). */

@@ -127,14 +127,14 @@ export class Evaluator implements DecisionSource {
   static async create(data: DataDocument, options: EvaluatorOptions = {}): Promise<Evaluator> {
     const text = dataText(data);
     const wasm = chosenPolicy(options);
-    return new Evaluator(withData(await loadPolicy(wasm.bytes, memoryFor(text)), text), data, options.decisionCacheSize ?? 10_000, wasm);
+    return new Evaluator(withData(await loadPolicy(wasm.bytes, memoryFor(text)), text, data), data, options.decisionCacheSize ?? 10_000, wasm);
   }
 
   /** For adapters that are created synchronously and must fail at start-up, not on a request. */
   static createSync(data: DataDocument, options: EvaluatorOptions = {}): Evaluator {
     const text = dataText(data);
     const wasm = chosenPolicy(options);
-    return new Evaluator(withData(loadPolicySync(wasm.bytes, memoryFor(text)), text), data, options.decisionCacheSize ?? 10_000, wasm);
+    return new Evaluator(withData(loadPolicySync(wasm.bytes, memoryFor(text)), text, data), data, options.decisionCacheSize ?? 10_000, wasm);
   }
 
   /** A hash of policy.wasm, so decision logs say which policy decided. */
@@ -173,7 +173,7 @@ export class Evaluator implements DecisionSource {
   /** Loads new data into a fresh instance, then swaps; evaluations in between use the old data. */
   async setData(data: DataDocument): Promise<void> {
     const text = dataText(data);
-    const next = withData(await loadPolicy(this.wasm.bytes, memoryFor(text)), text);
+    const next = withData(await loadPolicy(this.wasm.bytes, memoryFor(text)), text, data);
     this.policy = next;
     this.current = data;
     this.cache = new LruCache(this.cacheSize);
@@ -200,9 +200,23 @@ function memoryFor(text: Uint8Array): { initial: number } {
   return { initial: Math.min(MAX_PAGES, Math.max(8, Math.ceil((text.byteLength * 16) / PAGE_BYTES))) };
 }
 
-function withData(loaded: LoadedPolicy, text: Uint8Array): LoadedPolicy {
+function withData(loaded: LoadedPolicy, text: Uint8Array, data: DataDocument): LoadedPolicy {
+  refuseMissingPlan(loaded, data);
   loaded.setData(text.buffer as ArrayBuffer);
   return loaded;
+}
+
+/**
+ * A policy.wasm built before list operations (a bundle's, an `EvaluatorOptions.policy`) has no
+ * `plan` entrypoint: refused when it would have to decide one, rather than denying every list
+ * request with an evaluation error.
+ */
+function refuseMissingPlan(loaded: LoadedPolicy, data: DataDocument): void {
+  const entrypoints = (loaded as unknown as { entrypoints?: Record<string, number> }).entrypoints ?? {};
+  if (Object.hasOwn(entrypoints, PLAN_ENTRYPOINT)) return;
+  const lists = Object.entries(data.operations ?? {}).filter(([, operation]) => operation?.list !== undefined);
+  if (lists.length === 0) return;
+  throw new Error(`policy.wasm has no entrypoint ${PLAN_ENTRYPOINT}, which the list operation ${lists[0]![0]} needs: build the policy (or the bundle) with this version of svcgate`);
 }
 
 /** The list operation `operation` names, if it is one; `operations` comes from a document that may have been written by hand. */

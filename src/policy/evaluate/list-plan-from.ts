@@ -21,7 +21,22 @@ export function listPlanFrom(value: unknown, spec: ListSpec, allow: boolean): Li
     if (condition === undefined) return undefined;
     conditions.push(condition);
   }
-  return { kind, anyOf: conditions, attributes };
+  return freezePlan({ kind, anyOf: conditions, attributes });
+}
+
+/**
+ * Frozen through and through: the plan goes to the handler (req.auth.list) and, from a decision
+ * cache, to every later request with the same input, so no handler may change it for another; and
+ * frozen whether cached or not, so a handler that tries fails the same way in both cases.
+ */
+function freezePlan(list: ListPlan): ListPlan {
+  for (const condition of list.anyOf) {
+    for (const values of Object.values(condition)) Object.freeze(values);
+    Object.freeze(condition);
+  }
+  Object.freeze(list.anyOf);
+  Object.freeze(list.attributes);
+  return Object.freeze(list);
 }
 
 /** One entry of anyOf: every owned parameter of the item, each with at least one value. */
