@@ -15,15 +15,21 @@ export type SqlBoundValue = string | number | boolean;
  *   PostgreSQL fails with "out of range"), or a decimal no double holds (`'0.10000000000000001'` would equal 0.1). Such
  *   a value equals the column's own text: exactly the canonical-text equality the per-item decision uses, which no
  *   number of a 64-bit or double column meets, while a text column compares as before;
+ * - `checked`: PostgreSQL, an integer beyond 2^53 within 64 bits: `(column = ? AND CAST(column AS TEXT) = ?)`. PostgreSQL
+ *   reads `'9007199254740993'` into a `double precision` (or `real`) column rounded, equal to the row 9007199254740992,
+ *   which the per-item decision denies; no double holds such an integer, so its text never equals a double's text,
+ *   while a BIGINT or NUMERIC column's text is the canonical integer. The `=` keeps the column's index in use;
  * - `nothing`: a value the driver cannot carry (a lone surrogate, written as U+FFFD; a NUL in PostgreSQL, whose text
  *   holds none): it equals no stored value, so it is left out.
  */
-export type SqlComparison = 'value' | 'text' | 'nothing';
+export type SqlComparison = 'value' | 'text' | 'checked' | 'nothing';
 
 export function sqlComparison(value: ListValue, dialect: SqlDialect): SqlComparison {
   if (typeof value !== 'string') return 'value';
   if (hasUnpairedSurrogate(value) || (dialect === 'postgres' && value.includes('\u0000'))) return 'nothing';
-  return readAsNumber(value) && !isInt64Text(value) ? 'text' : 'value';
+  if (!readAsNumber(value)) return 'value';
+  if (!isInt64Text(value)) return 'text';
+  return dialect === 'postgres' && !Number.isSafeInteger(Number(value)) ? 'checked' : 'value';
 }
 
 export function boundValue(value: ListValue, dialect: SqlDialect): SqlBoundValue {

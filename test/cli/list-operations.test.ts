@@ -63,7 +63,7 @@ describe('svcgate explain on a list operation', () => {
       'plan attributes: !internalNote *',
       ...sqlLines(plan, 'postgres', { orderId: 'orderId' }),
     ]);
-    expect(postgres.stdout).toContain('\nsql (postgres): ("orderId" IN ($1, $2, $3))\nsql values: [7,9,"9007199254740993"]\n');
+    expect(postgres.stdout).toContain('\nsql (postgres): (("orderId" IN ($1, $2) OR ("orderId" = $3 AND CAST("orderId" AS TEXT) = $4)))\nsql values: [7,9,"9007199254740993","9007199254740993"]\n');
     const sqlite = await explain(claims, '/api/v1/orders', '--sql', 'sqlite', '--column', 'orderId=o.order_id');
     expect(listLines(sqlite.stdout).slice(3)).toEqual(sqlLines(plan, 'sqlite', { orderId: 'o.order_id' }));
     expect(sqlite.stdout).toContain('\nsql (sqlite): ("o"."order_id" IN (?, ?, ?))\n');

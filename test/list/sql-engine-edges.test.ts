@@ -22,7 +22,9 @@ beforeAll(async () => {
   sqlite.transaction(() => range(ROWS).forEach((id) => insert.run(id, id === 1 ? '\uFFFD' : `u${id % 100}`)))();
   pg = await startPglite();
   await pg.exec(`CREATE TABLE orders (id BIGINT PRIMARY KEY, owner TEXT NOT NULL);
-    INSERT INTO orders SELECT i, CASE WHEN i = 1 THEN chr(65533) ELSE 'u' || (i % 100) END FROM generate_series(0, ${ROWS - 1}) AS i;`);
+    INSERT INTO orders SELECT i, CASE WHEN i = 1 THEN chr(65533) ELSE 'u' || (i % 100) END FROM generate_series(0, ${ROWS - 1}) AS i;
+    CREATE TABLE ratings (rating DOUBLE PRECISION, exact NUMERIC, big BIGINT);
+    INSERT INTO ratings VALUES (9007199254740992, 9007199254740993, 9007199254740993), (-9223372036854775808, 5, 5);`);
 }, 120_000);
 
 afterAll(async () => {
@@ -77,4 +79,19 @@ test('a NUL, which PostgreSQL text cannot hold, selects nothing instead of faili
 
 test('startAt follows the query\'s own placeholders', async () => {
   expect(await pgCount(some({ orderId: [1, 2, 3, 500] }), 'id < $1 AND ', [100])).toBe(3);
+});
+
+test('an integer beyond 2^53 given as text selects no neighbouring double: PostgreSQL reads it into a double precision column rounded', async () => {
+  // A number parameter's claim '9007199254740993' owns that number alone: GET /ratings/9007199254740992 is denied, and no
+  // double holds 9007199254740993, so no row of a double precision column may be selected.
+  const count = async (column: string, values: string[]): Promise<number> => {
+    const { text, values: bound } = toSql(some({ rating: values }), { dialect: 'postgres', columns: { rating: column } });
+    const [row] = await pg.query<{ n: string }>(`SELECT count(*)::text AS n FROM ratings WHERE ${text}`, bound);
+    return Number(row!.n);
+  };
+  expect(await count('rating', ['9007199254740993'])).toBe(0);
+  expect(await count('rating', ['9007199254740993', '-9223372036854775807'])).toBe(0);
+  // Columns that hold the integer exactly still select it, by value or in a list.
+  expect(await count('exact', ['9007199254740993'])).toBe(1);
+  expect(await count('big', ['9007199254740993', '9007199254740995'])).toBe(1);
 });

@@ -36,16 +36,18 @@ test('startAt numbers the placeholders after the query\'s own', () => {
 test('booleans are bound as given in PostgreSQL and as 1 and 0 in SQLite; unsafe integers as their text', () => {
   const list = some({ open: [true, false], orderId: ['9007199254740993'] });
   const columns = { open: 'open', orderId: 'id' };
-  expect(toSql(list, { dialect: 'postgres', columns }).values).toEqual([true, false, '9007199254740993']);
+  expect(toSql(list, { dialect: 'postgres', columns }).values).toEqual([true, false, '9007199254740993', '9007199254740993']);
   expect(toSql(list, { dialect: 'sqlite', columns }).values).toEqual([1, 0, '9007199254740993']);
 });
 
 test('text an engine would read as a number with rounding is compared with the column as text', () => {
   const list = some({ orderId: [7, '9223372036854775808', '9007199254740993'], amount: ['0.10000000000000001'] });
   expect(toSql(list, { dialect: 'postgres', columns: { orderId: 'id', amount: 'amount' } })).toEqual({
-    text: '(("id" IN ($1, $2) OR CAST("id" AS TEXT) = $3) AND CAST("amount" AS TEXT) = $4)',
-    values: [7, '9007199254740993', '9223372036854775808', '0.10000000000000001'],
+    text: '(("id" = $1 OR CAST("id" AS TEXT) = $2 OR ("id" = $3 AND CAST("id" AS TEXT) = $4)) AND CAST("amount" AS TEXT) = $5)',
+    values: [7, '9223372036854775808', '9007199254740993', '9007199254740993', '0.10000000000000001'],
   });
+  // SQLite reads an integer within 64 bits exactly into every column type: compared by value alone.
+  expect(toSql(list, { dialect: 'sqlite', columns: { orderId: 'id', amount: 'amount' } }).text).toBe('(("id" IN (?, ?) OR CAST("id" AS TEXT) = ?) AND CAST("amount" AS TEXT) = ?)');
 });
 
 test('a value no driver carries is left out, and an entry left without values selects nothing', () => {
