@@ -23,9 +23,9 @@ const built = new WeakMap<object, RowTest>();
  * nested own properties only). Equality is by value and type: a number equals the same number, a string the same
  * string, a boolean the same boolean; a bigint equals a number or a canonical integer text (`'9007199254740993'`)
  * of the same integer. Anything else (a string `'7'` for the number 7, an array, null, a missing field) is no match.
- * See docs/list-filtering.md#into-queries.
+ * `list` undefined (no list operation) is a ListPlanError, as in toSql. See docs/list-filtering.md#into-queries.
  */
-export function matches(list: ListPlan, row: unknown, fields: Record<string, string>): boolean {
+export function matches(list: ListPlan | undefined, row: unknown, fields: Record<string, string>): boolean {
   // Only frozen plans are kept, and a frozen plan stays frozen: one found here is as it was read.
   const cached = typeof list === 'object' && list !== null ? built.get(list) : undefined;
   // Compared by content, not identity: `fields` is often an object literal written in the call.

@@ -12,6 +12,15 @@ const FIX = 'pass the `list` a decision carries (req.auth.list, res.locals.oas.a
  * application's object cannot change a query half-way through building it.
  */
 export function readListPlan(value: unknown): ListPlan {
+  if (value === undefined) {
+    // The usual cause is not a broken plan but a handler of an operation that declares no list: say so.
+    throw new ListPlanError(
+      'ERR_SVCGATE_LIST_PLAN',
+      'there is no list plan (undefined): only a list operation carries one (req.auth.list, res.locals.oas.acl.list, the SvcApi auth.list), ' +
+        'one whose OpenAPI GET declares x-acl-list (SvcApi: a method in static lists), once the guard has allowed the request',
+      "declare x-acl-list: { item: '<the path whose GET reads one item>' } on this operation, or build no list query here",
+    );
+  }
   if (!isObject(value)) refuse('the list plan', value, 'an object { kind, anyOf, attributes }');
   const { kind, anyOf, attributes } = value as Record<string, unknown>;
   if (kind !== 'all' && kind !== 'none' && kind !== 'some') refuse('kind', kind, "'all', 'none' or 'some'");

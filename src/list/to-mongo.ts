@@ -11,10 +11,10 @@ export type MongoFilter = Record<string, unknown>;
  * The rows of a list plan as a MongoDB filter: `all` -> `{}`, `none` -> `{ _id: { $in: [] } }`, `some` ->
  * `{ $or: [{ <field>: { $in: [values] }, ... }] }` (one object per entry; `$and` of one object per parameter when
  * two parameters of an entry share a field, so neither replaces the other). Values go as the plan holds them; a lone
- * surrogate, which BSON would write as U+FFFD, is left out. Every parameter must have a field; see
- * docs/list-filtering.md#into-queries.
+ * surrogate, which BSON would write as U+FFFD, is left out. Every parameter must have a field; `list` undefined (no
+ * list operation) is a ListPlanError, as in toSql. See docs/list-filtering.md#into-queries.
  */
-export function toMongo(list: ListPlan, fields: Record<string, string>): MongoFilter {
+export function toMongo(list: ListPlan | undefined, fields: Record<string, string>): MongoFilter {
   const plan = readListPlan(list);
   if (plan.kind === 'all') return {};
   // `$in` of nothing: MongoDB and in-memory engines such as mingo both read it as no document.

@@ -14,7 +14,8 @@ const listSchema = z
   .object({ item: z.string({ error: 'item must be the path of the item operation, e.g. /orders/{orderId}' }).startsWith('/', { error: 'item must be a path of this document, starting with /' }) })
   .strict();
 
-const LIST_FIX = 'write x-acl-list: { item: /orders/{orderId} }, naming the path whose GET reads one item';
+// Quoted: YAML's flow style reads the braces of an unquoted /orders/{orderId} as a mapping and fails.
+const LIST_FIX = "write x-acl-list: { item: '/orders/{orderId}' }, naming the path whose GET reads one item";
 /** Column types: a row's field holds one value, so an owned array or object parameter has no column to compare. */
 const SCALAR_TYPES = new Set(['integer', 'number', 'boolean', 'string', 'unknown']);
 

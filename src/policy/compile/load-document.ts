@@ -91,8 +91,22 @@ function parseYaml(text: string, file: string): unknown {
     return load(text, { filename: file });
   } catch (error) {
     const reason = (error as { reason?: string }).reason ?? (error as Error).message;
-    throw new ConfigError(file, '$', `invalid YAML${markOf(error)}: ${reason}`, 'correct the YAML syntax there');
+    throw new ConfigError(file, '$', `invalid YAML${markOf(error)}: ${reason}`, yamlFix(text, error, reason));
   }
+}
+
+/**
+ * The commonest YAML error in these files: a templated path unquoted inside `{ }` or `[ ]`
+ * (`{ item: /orders/{orderId} }`), where YAML reads `{orderId}` as a mapping. The reason js-yaml
+ * gives ("missed comma between flow collection entries") does not say so; the fix does.
+ */
+function yamlFix(text: string, error: unknown, reason: string): string {
+  const line = (error as { mark?: { line: number } }).mark?.line;
+  const source = line === undefined ? undefined : text.split('\n')[line];
+  if (/flow/.test(reason) && source !== undefined && /\/\{/.test(source)) {
+    return "correct the YAML syntax there: inside { } or [ ], quote a path with a {parameter}, e.g. '/orders/{orderId}' (or write it in block style)";
+  }
+  return 'correct the YAML syntax there';
 }
 
 function markOf(error: unknown): string {
