@@ -18,6 +18,8 @@ interface ParamCondition {
   column: string;
   byValue: SqlBoundValue[];
   byText: string[];
+  /** Compared by value and by text (sql-value.ts, `checked`): each is bound twice. */
+  byBoth: string[];
 }
 
 /**
@@ -37,7 +39,7 @@ export function toSql(list: ListPlan, options: ToSqlOptions): SqlFilter {
   if (plan.kind === 'none') return never;
 
   const entries = plan.anyOf.map((entry) => entryConditions(entry, sql)).filter((entry): entry is ParamCondition[] => entry !== null);
-  const count = entries.reduce((sum, entry) => sum + entry.reduce((inner, param) => inner + param.byValue.length + param.byText.length, 0), 0);
+  const count = entries.reduce((sum, entry) => sum + entry.reduce((inner, param) => inner + param.byValue.length + param.byText.length + 2 * param.byBoth.length, 0), 0);
   const limit = MAX_SQL_PARAMETERS[sql.dialect] - (sql.startAt - 1);
   if (count > limit) {
     throw new ListPlanError(
@@ -55,10 +57,11 @@ export function toSql(list: ListPlan, options: ToSqlOptions): SqlFilter {
   };
   const compare = (left: string, list: readonly SqlBoundValue[]): string =>
     list.length === 1 ? `${left} = ${placeholder(list[0]!)}` : `${left} IN (${list.map(placeholder).join(', ')})`;
-  const paramText = ({ column, byValue, byText }: ParamCondition): string => {
+  const paramText = ({ column, byValue, byText, byBoth }: ParamCondition): string => {
     const parts = [];
     if (byValue.length > 0) parts.push(compare(column, byValue));
     if (byText.length > 0) parts.push(compare(`CAST(${column} AS TEXT)`, byText));
+    if (byBoth.length > 0) parts.push(`(${compare(column, byBoth)} AND ${compare(`CAST(${column} AS TEXT)`, byBoth)})`);
     return parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`;
   };
   const text = boundedJoin(
@@ -73,14 +76,15 @@ function entryConditions(entry: ListCondition, sql: SqlOptions): ParamCondition[
   const conditions: ParamCondition[] = [];
   for (const [param, values] of Object.entries(entry)) {
     const column = quoteColumn(mappedName(sql.columns, param, 'columns'), param);
-    const condition: ParamCondition = { column, byValue: [], byText: [] };
+    const condition: ParamCondition = { column, byValue: [], byText: [], byBoth: [] };
     for (const value of values) {
       const comparison = sqlComparison(value, sql.dialect);
       if (comparison === 'value') condition.byValue.push(boundValue(value, sql.dialect));
       else if (comparison === 'text') condition.byText.push(value as string);
+      else if (comparison === 'checked') condition.byBoth.push(value as string);
     }
     conditions.push(condition);
   }
   // Checked after every parameter's column, so that an unmapped parameter is an error whatever the values.
-  return conditions.some((condition) => condition.byValue.length + condition.byText.length === 0) ? null : conditions;
+  return conditions.some((condition) => condition.byValue.length + condition.byText.length + condition.byBoth.length === 0) ? null : conditions;
 }
