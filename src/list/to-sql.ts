@@ -27,9 +27,10 @@ interface ParamCondition {
  * LIMIT, so that pages are full): `all` -> TRUE, `none` -> FALSE, `some` -> one parenthesised AND of `=` / `IN`
  * conditions per entry, joined by OR. Only `=` and `IN` over bound values, never an empty IN, never a negation.
  * Every parameter of the plan must have a column; a malformed plan, bad options or a plan with more values than the
- * engine binds are ListPlanErrors. See docs/list-filtering.md#into-queries.
+ * engine binds are ListPlanErrors. `list` may be undefined so that strict TypeScript takes `authOf(req).list` as it
+ * is (only list operations carry a plan); undefined is a ListPlanError that says so. See docs/list-filtering.md#into-queries.
  */
-export function toSql(list: ListPlan, options: ToSqlOptions): SqlFilter {
+export function toSql(list: ListPlan | undefined, options: ToSqlOptions): SqlFilter {
   const sql = readSqlOptions(options);
   const plan = readListPlan(list);
   // SQLite reads TRUE and FALSE as the columns "true" and "false" when the table has them: 1 = 1 cannot be misread.
