@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { load } from 'js-yaml';
 
 // Every js and ts block of the README and of the guides in docs/ is type-checked against the
 // package's sources: an option renamed, an export removed or a block that no longer parses fails
@@ -36,7 +37,7 @@ function typeCheck(blocks: Block[], directory: string): string {
     writeFileSync(join(directory, name), `${code}export {};\n`);
   }
   writeFileSync(join(directory, 'given.d.ts'), [...given].map((item) => `declare const ${item}: any;\n`).join(''));
-  const paths = Object.fromEntries(['policy', 'auth', 'svc', 'fleet', 'testing'].map((part) => [`svcgate/${part}`, [`src/${part}/index.ts`]]));
+  const paths = Object.fromEntries(['policy', 'auth', 'svc', 'fleet', 'testing', 'list'].map((part) => [`svcgate/${part}`, [`src/${part}/index.ts`]]));
   const compilerOptions = { target: 'es2022', module: 'esnext', moduleResolution: 'bundler', allowJs: true, checkJs: true, noEmit: true, strict: false, esModuleInterop: true, skipLibCheck: true, types: ['node'], baseUrl: ROOT, paths };
   writeFileSync(join(directory, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*.mjs', '*.mts', 'given.d.ts'] }));
   try {
@@ -63,3 +64,20 @@ test('the check reads the package: a misspelled option and an undeclared name ar
   expect(output).toMatch(/wrong\.mjs\(3,\d+\): error TS2561: Object literal may only specify known properties, but 'opnapi' does not exist in type 'BearerJwtAclOptions'/);
   expect(output).toMatch(/wrong\.mjs\(4,13\): error TS2304: Cannot find name 'loadUser'/);
 }, 60_000);
+
+// A YAML block is copied into openapi.yaml or permissions.yaml: it must load as svcgate loads it (js-yaml). The list
+// guide's permissions once wrote { /orders/{orderId}: ... }, which YAML's flow style cannot read.
+test('every yaml block of the README and the guides loads', () => {
+  const failures = DOCUMENTS.flatMap((document) => {
+    const text = readFileSync(join(ROOT, document), 'utf8');
+    return [...text.matchAll(/^```ya?ml\n([\s\S]*?)^```$/gm)].flatMap((match) => {
+      try {
+        load(match[1]!);
+        return [];
+      } catch (error) {
+        return [`${document} line ${text.slice(0, match.index).split('\n').length}: ${(error as { reason?: string }).reason}`];
+      }
+    });
+  });
+  expect(failures).toEqual([]);
+});
