@@ -1,8 +1,12 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { load } from 'js-yaml';
 import type { BundleConsumer, BundleConsumerOptions } from '../../src/fleet';
 import * as reader from '../../src/fleet/bundle/bundle-reader';
+import { writeBundle } from '../../src/fleet/bundle/bundle-writer';
 import { BundleServer } from '../helpers/bundle-server';
-import { exampleBundle } from '../helpers/bundles';
+import { EXAMPLE_OPENAPI, exampleBundle, exampleData } from '../helpers/bundles';
+import { preListPolicyWasm } from '../helpers/pre-list-policy';
 import { guardedByConsumer, ownerRead } from '../helpers/consumer-fixture';
 import { watchedConsumer, type WatchedConsumer } from '../helpers/watched-consumer';
 
@@ -102,4 +106,25 @@ test('a refused bundle answered 304 is no check of the active one: maxAgeSeconds
   expect(watched.policy.status()).toMatchObject({ ready: false, lastError: { code: 'ERR_SVCGATE_BUNDLE_SIGNATURE' } });
   expect(server.log.at(-1)).toBe('304 /bundle.tar.gz');
   expect(await ownerRead(app)).toBe(503);
+});
+
+test('a bundle with a list operation whose policy.wasm has no plan entrypoint (built before lists) is refused once, saying so, and the active one stays', async () => {
+  const server = await bundleServer({ etag: false });
+  const reads = jest.spyOn(reader, 'readBundle');
+  server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1', signing: trusted.signing }));
+  const watched = consumer(server);
+  await watched.next('activated');
+
+  // GET /users lists the users GET /users/{userId} reads: data written by this svcgate, beside an old policy.wasm.
+  const openapi = load(readFileSync(EXAMPLE_OPENAPI, 'utf8')) as { paths: Record<string, Record<string, Record<string, unknown>>> };
+  openapi.paths['/users']!.get!['x-acl-list'] = { item: '/users/{userId}' };
+  const data = exampleData((permissions) => delete permissions.admin!['/users']!['read:any'], openapi);
+  server.publish('bundle.tar.gz', await writeBundle({ data, wasm: preListPolicyWasm(), rego: {}, revision: 'v2', signing: trusted.signing }));
+  for (let i = 0; i < 3; i++) {
+    const event = await watched.nextOf('failed', 'activated', 'unchanged');
+    expect(event).toMatchObject({ type: 'failed', error: { code: 'ERR_SVCGATE_BUNDLE_POLICY', message: expect.stringContaining('no entrypoint svcgate/authz/plan, which the list operation GET /users needs') } });
+  }
+  expect(watched.policy.status()).toMatchObject({ revision: 'v1', ready: true, lastError: { code: 'ERR_SVCGATE_BUNDLE_POLICY' } });
+  // Downloaded at each poll (no ETag), read once: the refusal is remembered as a bad signature's is.
+  expect(reads).toHaveBeenCalledTimes(2);
 });

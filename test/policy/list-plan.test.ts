@@ -1,9 +1,5 @@
 import fc from 'fast-check';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { OPA } from '../helpers/opa-server';
+import { preListPolicyWasm } from '../helpers/pre-list-policy';
 import { compileAcl, ConfigError, Evaluator, type DataDocument } from '../../src/policy';
 import { buildInput, type VerifiedPayload } from '../../src/policy/request/build-input';
 
@@ -158,16 +154,11 @@ describe('the plan', () => {
 });
 
 test('a policy.wasm without the plan entrypoint (built before list operations) is refused for data with a list, accepted without', async () => {
-  const out = mkdtempSync(join(tmpdir(), 'svcgate-old-wasm-'));
-  // The policy as it was before list operations: the same Rego without the plan rule.
-  const rego = readFileSync(join(__dirname, '../../policies/authz.rego'), 'utf8').replace(/# METADATA\n# title: plan\n(?:#.*\n)*?# entrypoint: true\nplan := .*\n/, '');
-  writeFileSync(join(out, 'authz.rego'), rego);
-  execFileSync(OPA, ['build', '-t', 'wasm', '-e', 'svcgate/authz/decision', '--capabilities', join(__dirname, '../../policies/capabilities.json'), '-o', join(out, 'bundle.tar.gz'), join(out, 'authz.rego')]);
-  execFileSync('tar', ['-xzf', join(out, 'bundle.tar.gz'), '-C', out, '/policy.wasm']);
-  const policy = readFileSync(join(out, 'policy.wasm'));
+  const policy = preListPolicyWasm();
   const data = compileAcl({ openapi: api(), acl: ACL });
   await expect(Evaluator.create(data, { policy })).rejects.toThrow('policy.wasm has no entrypoint svcgate/authz/plan, which the list operation GET /orders needs');
   expect(() => Evaluator.createSync(data, { policy })).toThrow(/no entrypoint svcgate\/authz\/plan/);
+  await expect(Evaluator.create(data, { policy })).rejects.toMatchObject({ name: 'MissingEntrypointError', code: 'ERR_SVCGATE_POLICY_ENTRYPOINT' });
   const { paths } = api();
   const withoutList = { ...api(), paths: { ...paths, '/orders': { post: {} } } };
   await expect(Evaluator.create(compileAcl({ openapi: withoutList, acl: { ...ACL, customer: { '/orders/{orderId}': { 'read:own': ['*'] } } } }), { policy })).resolves.toBeInstanceOf(Evaluator);

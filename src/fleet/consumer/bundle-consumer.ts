@@ -3,6 +3,7 @@ import { ConfigError } from '../../policy/compile/config-error';
 import type { DataDocument } from '../../policy/compile/data-document';
 import type { DecisionSource, ExpectedApi, PolicySource } from '../../policy/evaluate/decision-source';
 import { Evaluator, unavailable, type Decision, type PolicyInput } from '../../policy/evaluate/evaluator';
+import { MissingEntrypointError } from '../../policy/evaluate/missing-entrypoint-error';
 import { keepProcessAliveUntil } from '../../net/keep-process-alive';
 import { shownUrl } from '../../net/shown-url';
 import { bundleBuiltAt } from '../bundle/bundle-build-time';
@@ -349,7 +350,10 @@ export class BundleConsumer implements PolicySource, DecisionSource {
       const differences = dataDifferences(this.api, bundle.data);
       if (differences.length > 0) throw new BundleMismatchError(`the bundle does not match the served OpenAPI document: ${differences.join('; ')}`);
     }
-    const evaluator = await Evaluator.create(bundle.data, { policy: bundle.wasm, decisionCacheSize: this.settings.decisionCacheSize });
+    const evaluator = await Evaluator.create(bundle.data, { policy: bundle.wasm, decisionCacheSize: this.settings.decisionCacheSize }).catch((error: unknown) => {
+      // An old policy.wasm beside data with list operations: the bundle's own files disagree, so it is refused, not tried again.
+      throw error instanceof MissingEntrypointError ? new BundleError('ERR_SVCGATE_BUNDLE_POLICY', error.message) : error;
+    });
     // One assignment: a request decides on the old instance or on the new one, never on a mix.
     this.active = { evaluator, ...build, data: bundle.data, digest, etag };
     this.last = build;

@@ -8,6 +8,7 @@ import type { DecisionSource } from './decision-source';
 import type { ListPlan } from './list-plan';
 import { listPlanFrom } from './list-plan-from';
 import { LruCache } from './lru-cache';
+import { MissingEntrypointError } from './missing-entrypoint-error';
 import { policyWasmPath } from './policy-wasm-path';
 
 /** What an adapter tells the policy about one request. See docs/policy.md, "Policy input and decision". */
@@ -216,7 +217,7 @@ function refuseMissingPlan(loaded: LoadedPolicy, data: DataDocument): void {
   if (Object.hasOwn(entrypoints, PLAN_ENTRYPOINT)) return;
   const lists = Object.entries(data.operations ?? {}).filter(([, operation]) => operation?.list !== undefined);
   if (lists.length === 0) return;
-  throw new Error(`policy.wasm has no entrypoint ${PLAN_ENTRYPOINT}, which the list operation ${lists[0]![0]} needs: build the policy (or the bundle) with this version of svcgate`);
+  throw new MissingEntrypointError(`policy.wasm has no entrypoint ${PLAN_ENTRYPOINT}, which the list operation ${lists[0]![0]} needs: build the policy (or the bundle) with this version of svcgate`);
 }
 
 /** The list operation `operation` names, if it is one; `operations` comes from a document that may have been written by hand. */
