@@ -94,3 +94,30 @@ test('a plan over four owned parameters of every place and type holds exactly th
   expect(seen.shown).toBeGreaterThan(20);
   expect(seen.hidden).toBeGreaterThan(20);
 });
+
+test('a value of 1,024 characters, the longest a claim holds, is read from the item request in label and matrix style too', () => {
+  // The limit is the value's: the style's prefix (`.`, `;code=`) is not part of it, or the plan would show a row
+  // whose item request is refused with 400.
+  const doc = {
+    ...api,
+    paths: {
+      '/labels': { get: { 'x-acl-list': { item: '/labels/{code}' } } },
+      '/labels/{code}': { get: { parameters: [{ name: 'code', in: 'path', required: true, style: 'label', schema: { type: 'string' }, 'x-acl-binding': 'codes' }] } },
+      '/marks': { get: { 'x-acl-list': { item: '/marks/{code}' } } },
+      '/marks/{code}': { get: { parameters: [{ name: 'code', in: 'path', required: true, style: 'matrix', schema: { type: 'string' }, 'x-acl-binding': 'codes' }] } },
+    },
+  };
+  const data = compileAcl({ openapi: doc, acl: { anonymous: {}, owner: { '/labels/{code}': { 'read:own': ['*'] }, '/marks/{code}': { 'read:own': ['*'] } } } });
+  const evaluator = Evaluator.createSync(data);
+  const code = 'c'.repeat(1024);
+  const payload = { role: 'owner', codes: [code, `${code}x`] };
+  for (const [list, item, raw] of [
+    ['GET /labels', 'GET /labels/{code}', `.${code}`],
+    ['GET /marks', 'GET /marks/{code}', `;code=${code}`],
+  ] as const) {
+    expect(evaluator.evaluate(buildInput(list, data.operations[list]!, {}, payload)).list).toEqual({ kind: 'some', anyOf: [{ code: [code] }], attributes: ['*'] });
+    expect(evaluator.evaluate(buildInput(item, data.operations[item]!, { pathParams: { code: raw } }, payload)).allow).toBe(true);
+    // One character more is refused on both sides.
+    expect(() => buildInput(item, data.operations[item]!, { pathParams: { code: `${raw}x` } }, payload)).toThrow(RequestValidationError);
+  }
+});

@@ -18,7 +18,8 @@ export function serializeRequestValue(param: ParamSpec, raw: string | readonly s
   if (raw === undefined) return [];
   const values = typeof raw === 'string' ? [raw] : [...raw];
   if (values.length === 0) return [];
-  if (values.some((value) => value.length > MAX_VALUE_LENGTH)) return [null];
+  const limit = MAX_VALUE_LENGTH + stylePrefix(param).length;
+  if (values.some((value) => value.length > limit)) return [null];
   if (param.type === 'object' || param.style === 'deepObject') return [null];
 
   const elements = param.type === 'array' ? splitArray(param, values) : readScalar(param, values);
@@ -65,6 +66,16 @@ function claimText(value: unknown, type: SchemaType | null): string | null {
  */
 function carriedExactly(value: number): boolean {
   return Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value));
+}
+
+/**
+ * What a path value's style writes before the value (`.` label, `;id=` matrix). The length limit is the
+ * value's, as a claim's is: a claim of 1,024 characters owns `/codes/.<those 1,024>`, and a list plan that
+ * holds it lists only items whose request can be read.
+ */
+function stylePrefix(param: ParamSpec): string {
+  if (param.style === 'label') return '.';
+  return param.style === 'matrix' ? `;${param.name}=` : '';
 }
 
 /** A scalar is one element: the whole value after its style's prefix. */
