@@ -130,7 +130,7 @@ class RemoteOpa implements DecisionSource {
     if (body === null || typeof body !== 'object' || !Object.hasOwn(body, 'result')) {
       return { decision: denied(`the remote OPA has no decision: data.svcgate.authz.${rule} is undefined there`), remember: false };
     }
-    const decision = decisionFrom(body.result, list);
+    const decision = decisionFrom(body.result, list, input.claims);
     return { decision, remember: decision.reasons[0] !== MALFORMED_DECISION };
   }
 

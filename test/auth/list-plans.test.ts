@@ -103,6 +103,35 @@ describe('req.auth.list on bearerJwtAcl (x-acl-list)', () => {
     });
   });
 
+  test('a remote plan that says more than its decision or than the token is no plan: a 403, never the rows it names', async () => {
+    // A remote OPA whose plan rule is not the fixed policy's (another version, a mistake, an attacker): its answer
+    // must still be one the per-item decisions could give for this token.
+    const own = { allow: true, attributes: ['*'], role: 'customer', possession: 'own', scopes: [], reasons: [] };
+    const answers: Record<string, unknown> = {
+      'all for own': { ...own, list: { kind: 'all', anyOf: [], attributes: ['*'] } },
+      'some for any': { ...own, possession: 'any', list: { kind: 'some', anyOf: [{ orderId: ['7'] }], attributes: ['*'] } },
+      'values the token does not hold': { ...own, list: { kind: 'some', anyOf: [{ orderId: ['7', '8'] }], attributes: ['*'] } },
+      'attributes other than the decision': { ...own, list: { kind: 'some', anyOf: [{ orderId: ['7'] }], attributes: ['*', 'secret'] } },
+      'the token values': { ...own, list: { kind: 'some', anyOf: [{ orderId: ['7'] }], attributes: ['*'] } },
+    };
+    const opa = express5();
+    let answer = '';
+    (opa as unknown as { get: (path: string, handler: (req: unknown, res: { json: (body: unknown) => void }) => void) => void }).get('/v1/data/svcgate/acl', (_req, res) => res.json({ result: listData() }));
+    (opa as unknown as { post: (path: string, handler: (req: unknown, res: { json: (body: unknown) => void }) => void) => void }).post('/v1/data/svcgate/authz/plan', (_req, res) => res.json({ result: answers[answer] }));
+    const served = await listen(opa as unknown as RequestListener);
+    closers.push(served.close);
+    const { ask } = await serveList({ policy: { bearerAuth: remoteOpa({ url: served.url, decisionCacheSize: 0 }) } });
+    const customer = await bearer({ role: 'customer', orders: [7] });
+    const statuses: Record<string, number> = {};
+    for (const name of Object.keys(answers)) {
+      answer = name;
+      let status = 503;
+      for (let i = 0; i < 200 && status === 503; i++) status = (await ask('list', customer)).status;
+      statuses[name] = status;
+    }
+    expect(statuses).toEqual({ 'all for own': 403, 'some for any': 403, 'values the token does not hold': 403, 'attributes other than the decision': 403, 'the token values': 200 });
+  });
+
   test('the decision log names the plan entrypoint and holds the plan; a mask of the claims and the plan values erases both', async () => {
     const collector = new LogCollector();
     await collector.start();

@@ -166,7 +166,7 @@ export class Evaluator implements DecisionSource {
       // opa-wasm throws strings as well as Errors.
       return denied(`policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const decision = readDecision(resultSet, list);
+    const decision = readDecision(resultSet, list, input.claims);
     if (key !== undefined) this.cache.set(key, cachedCopy(decision));
     return decision;
   }
@@ -227,22 +227,23 @@ export function listOf(operations: Readonly<Record<string, { list?: ListSpec }>>
 }
 
 /** Accepts only a result of exactly the documented shape; anything else is a deny. */
-function readDecision(resultSet: unknown, list: ListSpec | undefined): Decision {
+function readDecision(resultSet: unknown, list: ListSpec | undefined, claims: PolicyInput['claims']): Decision {
   if (!Array.isArray(resultSet) || resultSet.length !== 1) return denied('the policy returned no decision');
-  return decisionFrom((resultSet[0] as { result?: unknown } | undefined)?.result, list);
+  return decisionFrom((resultSet[0] as { result?: unknown } | undefined)?.result, list, claims);
 }
 
 export const MALFORMED_DECISION = 'the policy returned a malformed decision';
 
 /**
  * The policy's `decision` (or, for a list operation, `plan`) value as a Decision when it has
- * exactly the documented shape, else a deny.
+ * exactly the documented shape, else a deny. A plan must agree with the decision beside it and take
+ * its values from the input's `claims` (see listPlanFrom).
  */
-export function decisionFrom(result: unknown, list?: ListSpec): Decision {
+export function decisionFrom(result: unknown, list?: ListSpec, claims?: PolicyInput['claims']): Decision {
   if (!isDecision(result)) return denied(MALFORMED_DECISION);
   const decision: Decision = { allow: result.allow, attributes: result.attributes, role: result.role, possession: result.possession, scopes: result.scopes, reasons: result.reasons };
   if (list !== undefined) {
-    const plan = listPlanFrom((result as { list?: unknown }).list, list, decision.allow);
+    const plan = listPlanFrom((result as { list?: unknown }).list, list, decision, claims ?? {});
     if (plan === undefined) return denied(MALFORMED_DECISION);
     decision.list = plan;
   }

@@ -1,20 +1,26 @@
 import { numberValue } from '../request/canonical-number';
-import type { ListSpec, ParamSpec } from '../compile/data-document';
+import { paramKey, type ListSpec, type ParamSpec } from '../compile/data-document';
+import type { Decision, PolicyInput } from './evaluator';
 import type { ListCondition, ListPlan, ListValue } from './list-plan';
 
 /**
  * The policy's `list` (from the `plan` rule) as a ListPlan when it has exactly the documented
  * shape for this list operation, else undefined (the caller denies). Its values, canonical text as
  * the policy compares them, are typed by the item parameter's schema on the way out.
+ *
+ * A plan must also be one the per-item decisions could give for this input, whoever computed it (a
+ * remote OPA may run another policy): `all` only beside `any`, `some` only beside `own`, the
+ * decision's attributes, and values the input's claims hold for their parameter, never more.
  */
-export function listPlanFrom(value: unknown, spec: ListSpec, allow: boolean): ListPlan | undefined {
+export function listPlanFrom(value: unknown, spec: ListSpec, decision: Pick<Decision, 'allow' | 'possession' | 'attributes'>, claims: NonNullable<PolicyInput['claims']>): ListPlan | undefined {
   if (!isRecord(value) || !isStringList(value.attributes) || !Array.isArray(value.anyOf)) return undefined;
   const { anyOf, attributes } = value;
   // A plan that does not agree with the decision beside it is no plan: the answer and the rows must come from one judgement.
-  const kind = allow ? (anyOf.length > 0 ? 'some' : 'all') : 'none';
-  if (value.kind !== kind || (kind === 'none' && anyOf.length > 0)) return undefined;
+  const kind = !decision.allow ? 'none' : decision.possession === 'any' ? 'all' : decision.possession === 'own' ? 'some' : undefined;
+  if (kind === undefined || value.kind !== kind || (kind === 'some') !== anyOf.length > 0) return undefined;
   if (kind === 'none' && attributes.length > 0) return undefined;
-  const byName = new Map(Object.values(spec.params).map((param) => [param.name, param]));
+  if (attributes.length !== decision.attributes.length || attributes.some((attribute, index) => attribute !== decision.attributes[index])) return undefined;
+  const byName = new Map(Object.values(spec.params).map((param) => [param.name, { param, claimed: new Set(claimed(claims, paramKey(param))) }]));
   const conditions: ListCondition[] = [];
   for (const entry of anyOf) {
     const condition = conditionFrom(entry, byName);
@@ -39,13 +45,19 @@ function freezePlan(list: ListPlan): ListPlan {
   return Object.freeze(list);
 }
 
-/** One entry of anyOf: every owned parameter of the item, each with at least one value. */
-function conditionFrom(entry: unknown, byName: ReadonlyMap<string, ParamSpec>): ListCondition | undefined {
+/** The values an input's claims hold for one owned parameter (strings only: the policy compares no other). */
+function claimed(claims: NonNullable<PolicyInput['claims']>, key: string): string[] {
+  const values: unknown = Object.hasOwn(claims, key) ? claims[key] : undefined;
+  return Array.isArray(values) ? values.filter((item): item is string => typeof item === 'string') : [];
+}
+
+/** One entry of anyOf: every owned parameter of the item, each with at least one value the claims hold. */
+function conditionFrom(entry: unknown, byName: ReadonlyMap<string, { param: ParamSpec; claimed: ReadonlySet<string> }>): ListCondition | undefined {
   if (!isRecord(entry) || Object.keys(entry).length !== byName.size || byName.size === 0) return undefined;
   const entries: [string, ListValue[]][] = [];
-  for (const [name, param] of byName) {
+  for (const [name, { param, claimed: held }] of byName) {
     const values = Object.hasOwn(entry, name) ? entry[name] : undefined;
-    if (!isStringList(values) || values.length === 0) return undefined;
+    if (!isStringList(values) || values.length === 0 || !values.every((text) => held.has(text))) return undefined;
     const typed: ListValue[] = [];
     // The policy gives a set, in no order (OPA's Wasm sort is quadratic): sorted here, in code-unit order, so a plan reads the same every time.
     for (const text of [...values].sort()) {
