@@ -48,9 +48,10 @@ function isInt64Text(text: string): boolean {
 
 /**
  * Text an engine may read as a number when it meets a numeric column: digits with signs, points, exponents,
- * underscores (PostgreSQL 16) and the spaces SQLite and PostgreSQL skip. A superset is safe: `text` is exact for any
- * value, only slower.
+ * underscores (PostgreSQL 16) and the spaces SQLite and PostgreSQL skip, and the integers in another base that
+ * PostgreSQL 16 reads into integer and numeric columns (`'0x10'`, `'0o20'`, `'0b10000'` are 16 there). A superset is
+ * safe: `text` is exact for any value, only slower.
  */
 function readAsNumber(text: string): boolean {
-  return /[0-9]/.test(text) && /^[0-9+\-.eE_ \t\n\v\f\r]*$/.test(text);
+  return /[0-9]/.test(text) && (/^[0-9+\-.eE_ \t\n\v\f\r]*$/.test(text) || /^[ \t\n\v\f\r]*[+-]?0[xXoObB][0-9a-fA-F_]*[ \t\n\v\f\r]*$/.test(text));
 }

@@ -95,3 +95,12 @@ test('an integer beyond 2^53 given as text selects no neighbouring double: Postg
   expect(await count('exact', ['9007199254740993'])).toBe(1);
   expect(await count('big', ['9007199254740993', '9007199254740995'])).toBe(1);
 });
+
+test('text PostgreSQL reads as a number in another base (0x10, 0o20, 0b10000, since PostgreSQL 16) selects no row of a number column', async () => {
+  // The claim '0x10' of a string or untyped parameter owns the text '0x10' only: GET /orders/16 is denied with it.
+  for (const text of ['0x10', '0X10', ' 0x10', '-0x10', '0o20', '0b10000', '0x1_0']) {
+    expect(sqliteCount(some({ orderId: [text] }))).toBe(0);
+    expect(await pgCount(some({ orderId: [text] }))).toBe(0);
+  }
+  expect(await pgCount(some({ orderId: ['16'] }))).toBe(1);
+});
