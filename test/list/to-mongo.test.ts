@@ -59,3 +59,12 @@ test('an unmapped parameter and a malformed plan are refused', () => {
   expect(refusal(() => toMongo(some({ toString: [7] }), {})).code).toBe('ERR_SVCGATE_LIST_FIELD');
   expect(refusal(() => toMongo({ kind: 'some', anyOf: [{}], attributes: [] }, { orderId: 'o' })).code).toBe('ERR_SVCGATE_LIST_PLAN');
 });
+
+test('values are data, never operators: an operator-like string is a literal, an object or a regex is refused', () => {
+  const stored = [...docs, { _id: 4, orderId: '$where' }, { _id: 5, orderId: { $ne: null } }];
+  const filter = toMongo(some({ orderId: ['$where', '{"$ne":null}'] }), { orderId: 'orderId' });
+  expect(find(stored, filter).all().map((doc) => doc._id)).toEqual([4]);
+  for (const value of [{ $ne: null }, /./, [7], null, Number.NaN, 7n]) {
+    expect(refusal(() => toMongo(some({ orderId: [value as never] }), { orderId: 'orderId' })).code).toBe('ERR_SVCGATE_LIST_PLAN');
+  }
+});
