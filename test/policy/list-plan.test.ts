@@ -63,11 +63,21 @@ describe('declaring a list (x-acl-list)', () => {
     ['an item without GET', { 'x-acl-list': { item: '/nowhere/{id}' } }, {}, /has no GET operation in this document/],
     ['an unsecured list', { 'x-acl-list': { item: '/orders/{orderId}' }, security: [] }, {}, /GET \/orders is not secured/],
     ['an unsecured item', { 'x-acl-list': { item: '/orders/{orderId}' } }, { security: [] }, /GET \/orders\/\{orderId\} is not secured/],
+    ['an item that needs another scheme beside the bearer token', { 'x-acl-list': { item: '/orders/{orderId}' } }, { security: [{ bearer: [], apiKey: [] }] }, /GET \/orders\/\{orderId\} needs apiKey beside the bearer scheme, which GET \/orders does not/],
     ['an owned parameter on the list', { 'x-acl-list': { item: '/orders/{orderId}' }, parameters: [{ name: 'customer', in: 'query', 'x-acl-binding': 'sub' }] }, {}, /owned query parameter customer and x-acl-list/],
   ])('%s is a ConfigError', (_name, listOperation, item, message) => {
     const error = configError(() => compileAcl({ openapi: api(listOperation, item), acl: ACL }));
     expect(error.message).toMatch(message);
     expect(error.path).toMatch(/x-acl-list|\$/);
+  });
+
+  test('a list that asks for the schemes its item combines with the bearer scheme (or more) compiles', () => {
+    const both = [{ bearer: [], apiKey: [] }];
+    expect(() => compileAcl({ openapi: api({ 'x-acl-list': { item: '/orders/{orderId}' }, security: both }, { security: both }), acl: ACL })).not.toThrow();
+    const more = [{ bearer: [], apiKey: [], mtls: [] }];
+    expect(() => compileAcl({ openapi: api({ 'x-acl-list': { item: '/orders/{orderId}' }, security: more }, { security: [{ bearer: [], mtls: [] }, { bearer: [], apiKey: [] }] }), acl: ACL })).not.toThrow();
+    const error = configError(() => compileAcl({ openapi: api({ 'x-acl-list': { item: '/orders/{orderId}' }, security: [{ bearer: [], mtls: [] }] }, { security: both }), acl: ACL }));
+    expect(error.fix).toBe('give GET /orders the item\'s security requirement (the bearer scheme with apiKey)');
   });
 
   test('x-acl-list on another method, an item that is itself a list, an array-owned item are ConfigErrors', () => {

@@ -25,7 +25,7 @@ const SCALAR_TYPES = new Set(['integer', 'number', 'boolean', 'string', 'unknown
  * scope requirements, and it carries the item's owned parameters for the policy's plan. Every
  * declaration that could make a plan differ from the per-item decisions is a ConfigError.
  */
-export function linkListOperations(operations: Record<string, OperationFacts>, declarations: readonly ListDeclaration[], file: string): void {
+export function linkListOperations(operations: Record<string, OperationFacts>, declarations: readonly ListDeclaration[], file: string, beside: ReadonlyMap<string, string[][]>): void {
   const listing = new Set(declarations.map(({ key }) => key));
   for (const { key, value, at } of declarations) {
     const where = jsonPath([...at, 'x-acl-list']);
@@ -40,11 +40,31 @@ export function linkListOperations(operations: Record<string, OperationFacts>, d
       const open = list.secured ? itemKey : key;
       throw new ConfigError(file, where, `${open} is not secured by the bearer scheme, so no plan can be decided for ${key}`, `give ${open} a security requirement with the bearer scheme`);
     }
+    refuseUnmetSchemes(key, itemKey, beside, file, where);
     const own = Object.values(list.params).find((param) => param.owned);
     if (own !== undefined) {
       throw new ConfigError(file, where, `${key} has an owned ${own.in} parameter ${own.name} and x-acl-list`, 'a list operation is judged by its items alone: drop x-acl-binding from the parameter, or drop x-acl-list');
     }
     operations[key] = { ...list, resource: item.resource, action: 'read', scopes: bothMet(list.scopes, item.scopes), list: { item: itemKey, params: ownedOf(item, itemKey, file, where) } };
+  }
+}
+
+/**
+ * A caller who met one of the list operation's requirements with the bearer scheme must meet one of the item's too:
+ * an item that also needs another scheme (`{ bearer: [], apiKey: [] }`) the list does not ask for would answer that
+ * caller 401 one item at a time, while the list showed it every item the token owns.
+ */
+function refuseUnmetSchemes(key: string, itemKey: string, beside: ReadonlyMap<string, string[][]>, file: string, where: string): void {
+  const item = beside.get(itemKey) ?? [];
+  for (const others of beside.get(key) ?? []) {
+    if (item.some((needed) => needed.every((name) => others.includes(name)))) continue;
+    const needs = item.map((needed) => needed.join(' and ')).join(', or ');
+    throw new ConfigError(
+      file,
+      where,
+      `${itemKey} needs ${needs} beside the bearer scheme, which ${key} does not${others.length > 0 ? ` (it asks for ${others.join(' and ')})` : ''}: the list would show items its callers cannot read one by one`,
+      `give ${key} the item's security requirement (the bearer scheme with ${needs})`,
+    );
   }
 }
 

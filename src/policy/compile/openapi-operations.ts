@@ -52,6 +52,8 @@ export function readOperations(doc: unknown, file: string, scheme: string, requi
   const api = parseWith(documentSchema, doc, file, [], 'give an OpenAPI 3.0 or 3.1 document with a paths object');
   const operations: Record<string, OperationFacts> = {};
   const lists: ListDeclaration[] = [];
+  // Operation key -> for each requirement with the bearer scheme, the other schemes it combines with (x-acl-list compares them).
+  const beside = new Map<string, string[][]>();
 
   for (const [path, item] of Object.entries(api.paths)) {
     const shared = readParameters(item.parameters, file, ['paths', path, 'parameters']);
@@ -72,6 +74,7 @@ export function readOperations(doc: unknown, file: string, scheme: string, requi
       checkPathTemplate(path, params, file, at);
       const key = operationKey(method, path);
       if (operation['x-acl-list'] !== undefined) lists.push({ key, value: operation['x-acl-list'], at });
+      beside.set(key, security.filter((requirement) => Object.hasOwn(requirement, scheme)).map((requirement) => Object.keys(requirement).filter((name) => name !== scheme)));
       operations[key] = {
         method: method.toUpperCase(),
         path,
@@ -84,7 +87,7 @@ export function readOperations(doc: unknown, file: string, scheme: string, requi
       };
     }
   }
-  linkListOperations(operations, lists, file);
+  linkListOperations(operations, lists, file, beside);
   return operations;
 }
 
