@@ -75,7 +75,8 @@ export function logAuthenticationFailure(log: DecisionLog | undefined, source: D
 /** A request another scheme let in (see admitByOtherScheme): logged, so that every request the guard let on is in the log. */
 export function logOtherScheme(log: DecisionLog | undefined, source: DecisionSource, operation: string, decision: Decision, schemes: readonly string[]): void {
   if (!log) return;
-  send(log, { ...event(source, { operation }, decision, 0), other_schemes: schemes });
+  // A list operation's event is the plan entrypoint's, with the plan the handler got, as when the policy decides it.
+  send(log, { ...event(source, { operation }, decision, 0), ...(decision.list === undefined ? {} : { path: PLAN_PATH }), other_schemes: schemes });
 }
 
 function event(source: DecisionSource, input: PolicyInput, decision: Decision, nanoseconds: number): DecisionLogEvent {

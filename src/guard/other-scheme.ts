@@ -1,3 +1,4 @@
+import type { OperationFacts } from '../policy/compile/data-document';
 import type { Decision } from '../policy/evaluate/evaluator';
 import type { OperationMatch } from '../policy/request/match-operation';
 import { logOtherScheme } from './decision-log';
@@ -17,6 +18,14 @@ const keepNothing = <T>(value: T): T => filterAttributes(value, NOTHING);
  */
 export const ALLOWED_BY_OTHER_SCHEME: Decision = Object.freeze({ allow: true, attributes: NOTHING, role: null, possession: null, scopes: NOTHING, reasons: NOTHING });
 
+/** The same on a list operation, with the plan of no item (`req.auth.list` is its `list`, as on every list operation). */
+const LISTED_BY_OTHER_SCHEME: Decision = Object.freeze({ ...ALLOWED_BY_OTHER_SCHEME, list: NO_ITEMS });
+
+/** What `req.auth.decision` (`res.locals.oas.acl.decision`) says of a request to `operation` another scheme admitted. */
+export function otherSchemeDecision(operation: OperationFacts): Decision {
+  return operation.list === undefined ? ALLOWED_BY_OTHER_SCHEME : LISTED_BY_OTHER_SCHEME;
+}
+
 /**
  * Lets on a request that another scheme admitted (OpenAPI security alternatives, SPEC 7.9): no
  * decision of the bearer ACL, but a decision-log event that says which schemes admitted it, and
@@ -25,9 +34,10 @@ export const ALLOWED_BY_OTHER_SCHEME: Decision = Object.freeze({ allow: true, at
  * everything.
  */
 export function admitByOtherScheme(guard: Guard, operation: OperationMatch, req: GuardedRequest, schemes: readonly string[]): void {
-  logOtherScheme(guard.options.decisionLog, guard.evaluator, operation.key, ALLOWED_BY_OTHER_SCHEME, schemes);
-  const auth: RequestAuth = { payload: undefined, decision: ALLOWED_BY_OTHER_SCHEME, filter: keepNothing, schemes };
+  const decision = otherSchemeDecision(operation.operation);
+  logOtherScheme(guard.options.decisionLog, guard.evaluator, operation.key, decision, schemes);
+  const auth: RequestAuth = { payload: undefined, decision, filter: keepNothing, schemes };
   // A list operation's handler finds a plan as on every request: one that lists nothing, as filter keeps nothing.
-  if (operation.operation.list !== undefined) auth.list = NO_ITEMS;
+  if (decision.list !== undefined) auth.list = decision.list;
   req.auth = auth;
 }

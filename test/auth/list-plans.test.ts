@@ -206,12 +206,15 @@ describe('req.auth.list on bearerJwtAcl (x-acl-list)', () => {
     openapi.components.securitySchemes.apiKey = { type: 'apiKey', in: 'header', name: 'x-api-key' };
     openapi.security = [{ bearerAuth: [] }, { apiKey: [] }];
     const app = express5();
-    app.use(bearerJwtAcl({ openapi, handler, acl: { bearerAuth: LIST_ACL }, otherSchemes: { apiKey: (req) => req.headers['x-api-key'] === 'k' } }));
-    app.use((req: { auth: RequestAuth }, res: { json: (body: unknown) => void }) => res.json({ list: req.auth.list, schemes: req.auth.schemes }));
+    const events: DecisionLogEvent[] = [];
+    app.use(bearerJwtAcl({ openapi, handler, acl: { bearerAuth: LIST_ACL }, otherSchemes: { apiKey: (req) => req.headers['x-api-key'] === 'k' }, decisionLog: (event) => events.push(event) }));
+    app.use((req: { auth: RequestAuth }, res: { json: (body: unknown) => void }) => res.json({ list: req.auth.list, schemes: req.auth.schemes, same: req.auth.list === req.auth.decision.list }));
     const served = await listen(app as unknown as RequestListener);
     closers.push(served.close);
     const answer = await fetch(`${served.url}/orders`, { headers: { 'x-api-key': 'k' } });
-    expect(await answer.json()).toEqual({ list: { kind: 'none', anyOf: [], attributes: [] }, schemes: ['apiKey'] });
+    // As on every list operation: list is decision.list, and the log's event is the plan entrypoint's, with the plan.
+    expect(await answer.json()).toEqual({ list: { kind: 'none', anyOf: [], attributes: [] }, schemes: ['apiKey'], same: true });
+    expect(events.map(({ path, result }) => ({ path, list: result.list }))).toEqual([{ path: 'svcgate/authz/plan', list: { kind: 'none', anyOf: [], attributes: [] } }]);
   });
 });
 

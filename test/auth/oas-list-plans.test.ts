@@ -55,6 +55,8 @@ test('a caller an API key let in finds a plan of no item, as its filter keeps no
     const answer = await fetch(`${host.url}/orders`, { headers: { 'x-api-key': 'k' } });
     expect(answer.status).toBe(200);
     expect(await answer.json()).toMatchObject({ list: { kind: 'none', anyOf: [], attributes: [] }, visible: {} });
+    const [event] = (await host.calls()).events.slice(-1);
+    expect([event!.path, (event!.result as { list?: unknown }).list]).toEqual(['svcgate/authz/plan', { kind: 'none', anyOf: [], attributes: [] }]);
   } finally {
     host.stop();
     rmSync(dir, { recursive: true, force: true });

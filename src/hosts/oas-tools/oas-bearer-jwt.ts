@@ -18,9 +18,9 @@ import type { SchemaMatches } from '../../policy/compile/schema-matches';
 import { authorize } from '../../guard/authorize';
 import { attachedChallenges, challengesOf } from '../../token/challenge';
 import { logAuthenticationFailure, logOtherScheme } from '../../guard/decision-log';
-import { ALLOWED_BY_OTHER_SCHEME } from '../../guard/other-scheme';
+import { otherSchemeDecision } from '../../guard/other-scheme';
 import { NO_SCHEMES } from '../../guard/guard-request';
-import { DOCUMENT_LISTS, NO_ITEMS, refuseOwnershipCallback } from '../../guard/list-operations';
+import { DOCUMENT_LISTS, refuseOwnershipCallback } from '../../guard/list-operations';
 import type { ListPlan } from '../../policy/evaluate/list-plan';
 import { answerError } from '../../guard/error-answers';
 import { reportRefusedCredentials } from '../../guard/refused-credentials';
@@ -249,8 +249,9 @@ export class BearerJWT {
       for (const { guard, key, operation, alternatives } of checks) {
         const met = metAlternative(oas?.security, alternatives);
         if (met.length > 0) {
-          logOtherScheme(this.options.decisionLog, guard.evaluator, key, ALLOWED_BY_OTHER_SCHEME, met);
-          (res.locals.oas ??= {}).acl = toLocals(ALLOWED_BY_OTHER_SCHEME, met, operation.list === undefined ? undefined : NO_ITEMS);
+          const admitted = otherSchemeDecision(operation);
+          logOtherScheme(this.options.decisionLog, guard.evaluator, key, admitted, met);
+          (res.locals.oas ??= {}).acl = toLocals(admitted, met, admitted.list);
           continue;
         }
         const payload = verifiedPayload(oas?.security, guard.scheme);
