@@ -1,17 +1,20 @@
 # The two commands of the README: `make run` and `make test`. Everything they need is built here
-# from what is committed: npm packages, the pinned OPA (from the Go module proxy), policy.wasm and
-# the TypeScript build.
+# from what is committed: npm packages, the pinned OPA and FerretDB (from the Go module proxy; the
+# tests run toMongo's filters on FerretDB), policy.wasm and the TypeScript build.
 SHELL := /bin/bash
 
-.PHONY: build run fleet test test-policy fuzz bench lint docs opa clean
+.PHONY: build run fleet test test-policy fuzz bench lint docs opa ferretdb clean
 
-build: node_modules/.package-lock.json opa dist/cjs/index.js dist/policy.wasm
+build: node_modules/.package-lock.json opa ferretdb dist/cjs/index.js dist/policy.wasm
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
 
 opa:
 	@bash scripts/install-opa.sh >/dev/null
+
+ferretdb:
+	@bash scripts/install-ferretdb.sh >/dev/null
 
 dist/policy.wasm: policies/authz.rego policies/capabilities.json scripts/build-policy.sh examples/users-api/openapi.yaml examples/users-api/permissions.yaml dist/cjs/index.js | opa
 	npm run --silent policies:build

@@ -1,17 +1,10 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { bareBin } from '../helpers/bare-path';
 
 const SCRIPT = join(__dirname, '../../scripts/install-opa.sh');
 const PINNED = /OPA_VERSION=v(\d+\.\d+\.\d+)/.exec(readFileSync(join(__dirname, '../../scripts/opa-version.sh'), 'utf8'))![1];
-
-/** A PATH with bash and the basic tools but neither go nor opa. */
-function bareBin(): string {
-  const bin = mkdtempSync(join(tmpdir(), 'svcgate-bin-'));
-  for (const tool of ['bash', 'sed', 'cat', 'dirname', 'grep']) symlinkSync(execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim(), join(bin, tool));
-  return bin;
-}
 
 test('finds the pinned opa and prints its path, whether or not GOPATH/bin is on PATH', () => {
   const path = execFileSync('bash', [SCRIPT, '--find'], { encoding: 'utf8', env: { PATH: '/usr/local/go/bin:/usr/bin:/bin', HOME: process.env.HOME! } }).trim();
