@@ -41,7 +41,8 @@ const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
 function isInt64Text(text: string): boolean {
-  if (text.length > 20 || !/^-?(0|[1-9][0-9]*)$/.test(text)) return false;
+  // Canonical text only: '-0' (like '007') is text an engine reads as another integer's, compared as text.
+  if (text.length > 20 || !/^(0|-?[1-9][0-9]*)$/.test(text)) return false;
   const integer = BigInt(text);
   return integer >= INT64_MIN && integer <= INT64_MAX;
 }

@@ -104,3 +104,9 @@ test('text PostgreSQL reads as a number in another base (0x10, 0o20, 0b10000, si
   }
   expect(await pgCount(some({ orderId: ['16'] }))).toBe(1);
 });
+
+test("the text '-0' (a string or untyped parameter's claim) selects no row 0: both engines read it as the integer 0", async () => {
+  expect(sqliteCount(some({ orderId: ['-0'] }))).toBe(0);
+  expect(await pgCount(some({ orderId: ['-0'] }))).toBe(0);
+  expect(await pgCount(some({ orderId: ['-0', '0'] }))).toBe(1);
+});
