@@ -25,7 +25,7 @@ interface ParamCondition {
 /**
  * The rows of a list plan as a boolean SQL expression to AND into the query's WHERE clause (before ORDER BY and
  * LIMIT, so that pages are full): `all` -> TRUE, `none` -> FALSE, `some` -> one parenthesised AND of `=` / `IN`
- * conditions per entry, joined by OR. Only `=` and `IN` over bound values, never an empty IN, never a negation.
+ * conditions per entry, joined by OR (parenthesised as a whole). Only `=` and `IN` over bound values, never an empty IN, never a negation.
  * Every parameter of the plan must have a column; a malformed plan, bad options or a plan with more values than the
  * engine binds are ListPlanErrors. `list` may be undefined so that strict TypeScript takes `authOf(req).list` as it
  * is (only list operations carry a plan); undefined is a ListPlanError that says so. See docs/list-filtering.md#into-queries.
@@ -69,7 +69,8 @@ export function toSql(list: ListPlan | undefined, options: ToSqlOptions): SqlFil
     'OR',
     entries.map((entry) => `(${boundedJoin('AND', entry.map(paramText))})`),
   );
-  return { text, values };
+  // One operand whatever its entries: `WHERE status = $1 AND ${text}` without parentheses would skip the app's own condition for every entry but the first.
+  return { text: entries.length > 1 ? `(${text})` : text, values };
 }
 
 /** The conditions of one entry; null when a parameter keeps no value a driver can carry (the entry selects nothing). */

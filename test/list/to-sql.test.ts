@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { MAX_SQL_PARAMETERS, toSql, type ListPlan } from '../../src/list';
 import { refusal } from './list-plans';
 
@@ -20,11 +21,11 @@ test('all and none are TRUE and FALSE in PostgreSQL, 1 = 1 and 1 = 0 in SQLite, 
 test('one value is =, several are IN, entries are ORed and the parameters of one entry ANDed', () => {
   const list = some({ orderId: [7] }, { orderId: [1, 2], customerId: ['u1'] });
   expect(toSql(list, { dialect: 'postgres', columns: COLUMNS })).toEqual({
-    text: '("order_id" = $1) OR ("order_id" IN ($2, $3) AND "customer_id" = $4)',
+    text: '(("order_id" = $1) OR ("order_id" IN ($2, $3) AND "customer_id" = $4))',
     values: [7, 1, 2, 'u1'],
   });
   expect(toSql(list, { dialect: 'sqlite', columns: COLUMNS })).toEqual({
-    text: '("order_id" = ?) OR ("order_id" IN (?, ?) AND "customer_id" = ?)',
+    text: '(("order_id" = ?) OR ("order_id" IN (?, ?) AND "customer_id" = ?))',
     values: [7, 1, 2, 'u1'],
   });
 });
@@ -170,4 +171,13 @@ test('a plan of thousands of entries nests its ORs by 64, so no chain is longer'
   expect(values).toHaveLength(5000);
   const longest = Math.max(...text.split(/[()]/).map((part) => part.split(' OR ').length));
   expect(longest).toBeLessThanOrEqual(64);
+});
+
+test("a plan of several entries is one operand: ANDed into the app's WHERE without parentheses it keeps the app's own condition (real SQLite)", () => {
+  const db = new Database(':memory:');
+  db.exec("CREATE TABLE orders (order_id INTEGER, customer_id TEXT, status TEXT); INSERT INTO orders VALUES (7, 'u1', 'open'), (7, 'u1', 'closed'), (1, 'u1', 'closed'), (2, 'u1', 'open')");
+  const { text, values } = toSql(some({ orderId: [7] }, { orderId: [1, 2], customerId: ['u1'] }), { dialect: 'sqlite', columns: COLUMNS });
+  const rows = db.prepare(`SELECT order_id FROM orders WHERE status = 'open' AND ${text} ORDER BY order_id`).pluck().all(...values);
+  expect(rows).toEqual([2, 7]);
+  db.close();
 });
