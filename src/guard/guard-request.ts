@@ -43,7 +43,7 @@ export interface RequestAuth {
    * see no item is refused with 403 before the handler runs. Hand it to `toSql`, `toMongo` or
    * `matches` of `svcgate/list`; its values are typed by the item parameter's schema. A caller
    * let in by another scheme gets `none` here, as its `filter` keeps nothing: decide yourself what
-   * such a caller sees. Frozen when the decision came from a cache, a new object for each request otherwise.
+   * such a caller sees. Always frozen (a cached plan is shared by every request it is served to).
    */
   list?: ListPlan;
 }
