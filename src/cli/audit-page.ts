@@ -1,7 +1,7 @@
 import { formatScopes, type Access, type AuditMatrix } from './audit-matrix';
 import { cell } from './acl-diff';
 import { grantCause, type AclVersion } from './grant-cause';
-import { markupText } from '../policy/compile/markup-text';
+import { markupText } from '../policy/compile/documents/markup-text';
 
 const SHOWN: Record<Access, string> = { any: 'any', own: 'own', '-': 'deny', public: 'public' };
 

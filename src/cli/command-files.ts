@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../policy/compile/config-error';
-import { unreadable } from '../policy/compile/read-document-text';
+import { unreadable } from '../policy/compile/documents/read-document-text';
 
 /**
  * The files a command names beside its documents (a signing key, --out, --html, --junit,

@@ -7,7 +7,7 @@ import { readTarget } from '../policy/request/read-target';
 import { RequestValidationError } from '../policy/request/request-validation-error';
 import { prefixedMatcher, prefixedPathMethods } from '../hosts/express/server-prefixes';
 import { createPathMethods } from '../policy/request/path-methods';
-import { isPlainObject } from '../policy/compile/plain-object';
+import { isPlainObject } from '../policy/compile/documents/plain-object';
 import { formatScopes } from './audit-matrix';
 import { listLines, planSql, sqlColumns, type ListExplanation } from './explain-list';
 import type { ListSqlRequest } from './list-sql-options';

@@ -1,6 +1,6 @@
 import { resourceKey } from '../policy/compile/acl-declaration';
 import type { DataDocument } from '../policy/compile/data-document';
-import { isPlainObject } from '../policy/compile/load-document';
+import { isPlainObject } from '../policy/compile/documents/load-document';
 import { grantsSomething } from '../policy/attributes/attribute-union';
 import type { Access } from './audit-matrix';
 

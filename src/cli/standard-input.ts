@@ -1,6 +1,6 @@
-import { MAX_DOCUMENT_BYTES } from '../policy/compile/document-limits';
+import { MAX_DOCUMENT_BYTES } from '../policy/compile/documents/document-limits';
 import { ConfigError } from '../policy/compile/config-error';
-import { parseDocumentText } from '../policy/compile/load-document';
+import { parseDocumentText } from '../policy/compile/documents/load-document';
 import { UsageError } from './usage-error';
 
 /** The file name `-` stands for standard input, as in most command-line tools. */

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConfigError } from '../policy/compile/config-error';
-import { isPlainObject } from '../policy/compile/plain-object';
+import { isPlainObject } from '../policy/compile/documents/plain-object';
 import { SvcApi } from '../svc/svc-api';
 import type { RoutesOpenApi } from '../svc/routes-openapi';
 import type { SvcContainer } from '../svc/svc-container';

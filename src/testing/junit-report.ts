@@ -1,5 +1,5 @@
 import type { PermissionSuiteResult } from './run-permission-suite';
-import { markupText } from '../policy/compile/markup-text';
+import { markupText } from '../policy/compile/documents/markup-text';
 import { failureDetails } from './suite-report';
 
 /**

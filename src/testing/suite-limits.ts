@@ -1,5 +1,5 @@
-import { MAX_FILE_DEPTH } from '../policy/compile/document-limits';
-import { isPlainObject } from '../policy/compile/plain-object';
+import { MAX_FILE_DEPTH } from '../policy/compile/documents/document-limits';
+import { isPlainObject } from '../policy/compile/documents/plain-object';
 
 /**
  * How much a permission suite may ask of the runner. The document limits bound the values a

@@ -1,8 +1,8 @@
 import fs, { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadDocument, type LoadedDocument } from '../../src/policy/compile/load-document';
-import { resolveRefs } from '../../src/policy/compile/resolve-refs';
+import { loadDocument, type LoadedDocument } from '../../src/policy/compile/documents/load-document';
+import { resolveRefs } from '../../src/policy/compile/documents/resolve-refs';
 import { configErrorOf } from '../helpers/config-error-of';
 
 let dir: string;

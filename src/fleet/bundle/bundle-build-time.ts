@@ -1,5 +1,5 @@
 import { BundleError } from './bundle-error';
-import { isPlainObject } from '../../policy/compile/plain-object';
+import { isPlainObject } from '../../policy/compile/documents/plain-object';
 import { quotedJson } from '../../policy/compile/quoted-text';
 
 /**

@@ -1,5 +1,5 @@
 import type { DataDocument } from '../../policy/compile/data-document';
-import { isPlainObject } from '../../policy/compile/plain-object';
+import { isPlainObject } from '../../policy/compile/documents/plain-object';
 import { BundleError } from './bundle-error';
 import { BUNDLE_LIMITS } from './bundle-limits';
 import { WASM_ENTRYPOINT } from './bundle-writer';

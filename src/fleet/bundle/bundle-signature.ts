@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, createSecretKey, KeyObject, X509Certificate } from 'node:crypto';
 import { CompactSign, compactVerify } from 'jose';
 import { ConfigError } from '../../policy/compile/config-error';
-import { isPlainObject } from '../../policy/compile/plain-object';
+import { isPlainObject } from '../../policy/compile/documents/plain-object';
 import { BundleError } from './bundle-error';
 import { BUNDLE_LIMITS } from './bundle-limits';
 import { checkFile, fileHash, FILE_HASHES } from './bundle-hash';

@@ -12,7 +12,7 @@ import { parseWith } from '../../policy/compile/parse-with';
 import type { SchemaMatches } from '../../policy/compile/schema-matches';
 import { readTarget } from '../../policy/request/read-target';
 import { RequestValidationError } from '../../policy/request/request-validation-error';
-import { refRootSchema } from '../../policy/compile/reference-root';
+import { refRootSchema } from '../../policy/compile/documents/reference-root';
 import { scopeListSchema } from '../../policy/compile/scope-requirements';
 import { decisionOptions, type AclOptions } from '../../guard/acl-options';
 import { aclOptionsShape, policySourceSchema } from '../../guard/acl-options-schema';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ownProperty, type VerifiedPayload } from '../../policy/request/build-input';
 import { claimPathSchema } from '../../policy/request/claim-path';
 import { compileAcl, compileOperations } from '../../policy/compile/compile-acl';
-import { isPlainObject, loadDocument } from '../../policy/compile/load-document';
+import { isPlainObject, loadDocument } from '../../policy/compile/documents/load-document';
 import { mergeDeclarations } from '../../policy/compile/merge-declarations';
 import { ConfigError } from '../../policy/compile/config-error';
 import { operationKey, type OperationFacts } from '../../policy/compile/data-document';

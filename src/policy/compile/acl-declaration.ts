@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { quoted } from './quoted-text';
 import { ConfigError, jsonPath } from './config-error';
 import { ACTIONS, POSSESSIONS, type Action, type Possession } from './data-document';
-import { isPlainObject } from './load-document';
+import { isPlainObject } from './documents/load-document';
 import { parseWith } from './parse-with';
 
 /** A declaration's `<action>:<possession>` key. */

@@ -4,12 +4,12 @@ import { anonymousDefaultOf, reportAnonymousDefault, type AnonymousDefault } fro
 import { findBearerScheme } from './bearer-scheme';
 import { DATA_SCHEMA_VERSION, type DataDocument, type OperationFacts } from './data-document';
 import { listPaths, refuseListPathReads } from './list-grants';
-import { loadDocument } from './load-document';
+import { loadDocument } from './documents/load-document';
 import { readOperations } from './openapi-operations';
 import { withGrants } from './operation-grants';
 import { parseWith } from './parse-with';
-import { refRootSchema } from './reference-root';
-import { resolveRefs } from './resolve-refs';
+import { refRootSchema } from './documents/reference-root';
+import { resolveRefs } from './documents/resolve-refs';
 import { unownedReasons } from './unowned-reasons';
 import { reportUnusedGrants } from './unused-grants';
 import { readScopeList } from './scope-requirements';

@@ -1,5 +1,5 @@
 import { resourceKey } from './acl-declaration';
-import { isPlainObject } from './load-document';
+import { isPlainObject } from './documents/load-document';
 
 /**
  * `over` merged onto `under`, as @oas-tools/auth 1.1.0 merges the `use` config's declaration onto

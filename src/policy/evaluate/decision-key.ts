@@ -1,5 +1,5 @@
 import type { PolicyInput } from './evaluator';
-import { isPlainObject } from '../compile/load-document';
+import { isPlainObject } from '../compile/documents/load-document';
 
 /**
  * The decision cache key of an input: everything the policy reads (`operation`, `role`, `params`,

@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
-import { ConfigError } from './config-error';
+import { ConfigError } from '../config-error';
 
 /** The refRoot option, as compileAcl and the adapters validate it. */
 export const refRootSchema = z.string({ error: 'refRoot must be the path of a folder' }).min(1, { error: 'refRoot must be the path of a folder' });

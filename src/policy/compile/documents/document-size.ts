@@ -1,4 +1,4 @@
-import { ConfigError, jsonPath } from './config-error';
+import { ConfigError, jsonPath } from '../config-error';
 import { MAX_DOCUMENT_NODES, MAX_FILE_DEPTH } from './document-limits';
 import { isPlainObject } from './plain-object';
 

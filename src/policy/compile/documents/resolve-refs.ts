@@ -1,5 +1,5 @@
-import { quoted } from './quoted-text';
-import { ConfigError, jsonPath } from './config-error';
+import { quoted } from '../quoted-text';
+import { ConfigError, jsonPath } from '../config-error';
 import { MAX_DOCUMENT_BYTES, MAX_DOCUMENT_NODES, MAX_RESOLVED_DEPTH } from './document-limits';
 import { isPlainObject, readDocumentFile, type LoadedDocument } from './load-document';
 import { ReferenceRoot, type ReferenceSite } from './reference-root';

@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { ConfigError } from './config-error';
+import { ConfigError } from '../config-error';
 
 /**
  * The text of a document file, read only when it is a regular file of at most `maxBytes` bytes.

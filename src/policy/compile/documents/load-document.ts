@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { load } from 'js-yaml';
-import { ConfigError } from './config-error';
+import { ConfigError } from '../config-error';
 import { MAX_DOCUMENT_BYTES } from './document-limits';
 import { checkDocumentSize } from './document-size';
 import { isPlainObject } from './plain-object';
