@@ -20,14 +20,32 @@ export function listPlanFrom(value: unknown, spec: ListSpec, decision: Pick<Deci
   if (kind === undefined || value.kind !== kind || (kind === 'some') !== anyOf.length > 0) return undefined;
   if (kind === 'none' && attributes.length > 0) return undefined;
   if (attributes.length !== decision.attributes.length || attributes.some((attribute, index) => attribute !== decision.attributes[index])) return undefined;
-  const byName = new Map(Object.values(spec.params).map((param) => [param.name, { param, claimed: new Set(claimed(claims, paramKey(param))) }]));
+  const owned = ownedOf(spec);
   const conditions: ListCondition[] = [];
   for (const entry of anyOf) {
-    const condition = conditionFrom(entry, byName);
+    const condition = conditionFrom(entry, owned, claims);
     if (condition === undefined) return undefined;
     conditions.push(condition);
   }
   return freezePlan({ kind, anyOf: conditions, attributes });
+}
+
+interface OwnedParam {
+  name: string;
+  key: string;
+  param: ParamSpec;
+}
+
+const remembered = new WeakMap<ListSpec, readonly OwnedParam[]>();
+
+/** The item's owned parameters with their input keys, worked out once per list operation (every uncached plan reads them). */
+function ownedOf(spec: ListSpec): readonly OwnedParam[] {
+  let owned = remembered.get(spec);
+  if (owned === undefined) {
+    owned = Object.values(spec.params).map((param) => ({ name: param.name, key: paramKey(param), param }));
+    remembered.set(spec, owned);
+  }
+  return owned;
 }
 
 /**
@@ -45,19 +63,19 @@ function freezePlan(list: ListPlan): ListPlan {
   return Object.freeze(list);
 }
 
-/** The values an input's claims hold for one owned parameter (strings only: the policy compares no other). */
-function claimed(claims: NonNullable<PolicyInput['claims']>, key: string): string[] {
+/** The values an input's claims hold for one owned parameter (only strings count: the policy compares no other). */
+function claimed(claims: NonNullable<PolicyInput['claims']>, key: string): readonly unknown[] {
   const values: unknown = Object.hasOwn(claims, key) ? claims[key] : undefined;
-  return Array.isArray(values) ? values.filter((item): item is string => typeof item === 'string') : [];
+  return Array.isArray(values) ? values : [];
 }
 
 /** One entry of anyOf: every owned parameter of the item, each with at least one value the claims hold. */
-function conditionFrom(entry: unknown, byName: ReadonlyMap<string, { param: ParamSpec; claimed: ReadonlySet<string> }>): ListCondition | undefined {
-  if (!isRecord(entry) || Object.keys(entry).length !== byName.size || byName.size === 0) return undefined;
+function conditionFrom(entry: unknown, owned: readonly OwnedParam[], claims: NonNullable<PolicyInput['claims']>): ListCondition | undefined {
+  if (!isRecord(entry) || owned.length === 0 || Object.keys(entry).length !== owned.length) return undefined;
   const entries: [string, ListValue[]][] = [];
-  for (const [name, { param, claimed: held }] of byName) {
+  for (const { name, key, param } of owned) {
     const values = Object.hasOwn(entry, name) ? entry[name] : undefined;
-    if (!isStringList(values) || values.length === 0 || !values.every((text) => held.has(text))) return undefined;
+    if (!isStringList(values) || values.length === 0 || !heldBy(values, claimed(claims, key))) return undefined;
     const typed: ListValue[] = [];
     // The policy gives a set, in no order (OPA's Wasm sort is quadratic): sorted here, in code-unit order, so a plan reads the same every time.
     for (const text of [...values].sort()) {
@@ -69,6 +87,13 @@ function conditionFrom(entry: unknown, byName: ReadonlyMap<string, { param: Para
   }
   // fromEntries defines each key, so that a parameter named __proto__ stays a condition.
   return Object.fromEntries(entries);
+}
+
+/** Whether every value is among the claimed strings; a set only for long lists, where a scan per value would be quadratic. */
+function heldBy(values: readonly string[], held: readonly unknown[]): boolean {
+  if (held.length <= 16) return values.every((value) => held.includes(value));
+  const set = new Set(held);
+  return values.every((value) => set.has(value));
 }
 
 /** A canonical value (serialize-param.ts) as the parameter's schema types it. */
