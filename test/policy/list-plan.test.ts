@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { preListPolicyWasm } from '../helpers/pre-list-policy';
-import { compileAcl, ConfigError, Evaluator, type DataDocument } from '../../src/policy';
+import { compileAcl, Evaluator, type DataDocument } from '../../src/policy';
+import { configErrorOf } from '../helpers/config-error-of';
 import { buildInput, type VerifiedPayload } from '../../src/policy/request/build-input';
 
 /** An orders API: GET /orders lists GET /orders/{orderId}, whose id is owned through the claim `orders`. */
@@ -25,16 +26,6 @@ const ACL = {
   trainee: { $extend: ['customer'] },
   guest: {},
 };
-
-function configError(run: () => unknown): ConfigError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return error as ConfigError;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 function planFor(data: DataDocument, evaluator: Evaluator, payload: VerifiedPayload) {
   return evaluator.evaluate(buildInput('GET /orders', data.operations['GET /orders']!, {}, payload));
@@ -66,7 +57,7 @@ describe('declaring a list (x-acl-list)', () => {
     ['an item that needs another scheme beside the bearer token', { 'x-acl-list': { item: '/orders/{orderId}' } }, { security: [{ bearer: [], apiKey: [] }] }, /GET \/orders\/\{orderId\} needs apiKey beside the bearer scheme, which GET \/orders does not/],
     ['an owned parameter on the list', { 'x-acl-list': { item: '/orders/{orderId}' }, parameters: [{ name: 'customer', in: 'query', 'x-acl-binding': 'sub' }] }, {}, /owned query parameter customer and x-acl-list/],
   ])('%s is a ConfigError', (_name, listOperation, item, message) => {
-    const error = configError(() => compileAcl({ openapi: api(listOperation, item), acl: ACL }));
+    const error = configErrorOf(() => compileAcl({ openapi: api(listOperation, item), acl: ACL }));
     expect(error.message).toMatch(message);
     expect(error.path).toMatch(/x-acl-list|\$/);
   });
@@ -76,21 +67,21 @@ describe('declaring a list (x-acl-list)', () => {
     expect(() => compileAcl({ openapi: api({ 'x-acl-list': { item: '/orders/{orderId}' }, security: both }, { security: both }), acl: ACL })).not.toThrow();
     const more = [{ bearer: [], apiKey: [], mtls: [] }];
     expect(() => compileAcl({ openapi: api({ 'x-acl-list': { item: '/orders/{orderId}' }, security: more }, { security: [{ bearer: [], mtls: [] }, { bearer: [], apiKey: [] }] }), acl: ACL })).not.toThrow();
-    const error = configError(() => compileAcl({ openapi: api({ 'x-acl-list': { item: '/orders/{orderId}' }, security: [{ bearer: [], mtls: [] }] }, { security: both }), acl: ACL }));
+    const error = configErrorOf(() => compileAcl({ openapi: api({ 'x-acl-list': { item: '/orders/{orderId}' }, security: [{ bearer: [], mtls: [] }] }, { security: both }), acl: ACL }));
     expect(error.fix).toBe('give GET /orders the item\'s security requirement (the bearer scheme with apiKey)');
   });
 
   test('x-acl-list on another method, an item that is itself a list, an array-owned item are ConfigErrors', () => {
     const onPost = api(undefined, {}, { '/carts': { post: { 'x-acl-list': { item: '/orders/{orderId}' } } } });
-    expect(configError(() => compileAcl({ openapi: onPost, acl: ACL })).message).toMatch(/only a GET operation lists items/);
+    expect(configErrorOf(() => compileAcl({ openapi: onPost, acl: ACL })).message).toMatch(/only a GET operation lists items/);
     const chained = api(undefined, {}, { '/all-orders': { get: { 'x-acl-list': { item: '/orders' } } } });
-    expect(configError(() => compileAcl({ openapi: chained, acl: ACL })).message).toMatch(/is itself a list operation/);
+    expect(configErrorOf(() => compileAcl({ openapi: chained, acl: ACL })).message).toMatch(/is itself a list operation/);
     const arrayItem = api(undefined, { parameters: [{ name: 'orderId', in: 'path', required: true, schema: { type: 'array', items: { type: 'integer' } } }] });
-    expect(configError(() => compileAcl({ openapi: arrayItem, acl: ACL })).message).toMatch(/of type array, which a row's column cannot hold/);
+    expect(configErrorOf(() => compileAcl({ openapi: arrayItem, acl: ACL })).message).toMatch(/of type array, which a row's column cannot hold/);
   });
 
   test("a read grant on the list's own path is refused and says where it belongs", () => {
-    const error = configError(() => compileAcl({ openapi: api(), acl: { ...ACL, support: { '/orders': { 'read:any': ['*'] } } } }));
+    const error = configErrorOf(() => compileAcl({ openapi: api(), acl: { ...ACL, support: { '/orders': { 'read:any': ['*'] } } } }));
     expect(error.message).toMatch(/read:any of support on \/orders decides nothing: GET \/orders lists \/orders\/\{orderId\}/);
     expect(error.fix).toBe('move the grant to /orders/{orderId}');
   });
