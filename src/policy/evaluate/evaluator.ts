@@ -10,6 +10,7 @@ import { listPlanFrom } from './list-plan-from';
 import { LruCache } from './lru-cache';
 import { MissingEntrypointError } from './missing-entrypoint-error';
 import { policyWasmPath } from './policy-wasm-path';
+import { isStringList } from './string-list';
 
 /** What an adapter tells the policy about one request. See docs/policy.md, "Policy input and decision". */
 export interface PolicyInput {
@@ -262,8 +263,4 @@ function isDecision(value: unknown): value is Decision {
     isStringList(d.scopes) &&
     isStringList(d.reasons)
   );
-}
-
-function isStringList(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }

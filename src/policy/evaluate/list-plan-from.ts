@@ -2,6 +2,7 @@ import { numberValue } from '../request/canonical-number';
 import { paramKey, type ListSpec, type ParamSpec } from '../compile/data-document';
 import type { Decision, PolicyInput } from './evaluator';
 import type { ListCondition, ListPlan, ListValue } from './list-plan';
+import { isStringList } from './string-list';
 
 /**
  * The policy's `list` (from the `plan` rule) as a ListPlan when it has exactly the documented
@@ -111,8 +112,4 @@ function typedValue(text: string, param: ParamSpec): ListValue | undefined {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isStringList(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
