@@ -13,6 +13,7 @@ import { isOtherScheme } from '../token/errors';
 import { reportRefusedCredentials } from './refused-credentials';
 import { answerError } from './error-answers';
 import { filterAttributes } from './filter-attributes';
+import { withPlanOf } from './list-operations';
 import { credentialsMissing, credentialsRefused, NO_BEARER, NO_CREDENTIALS, policyDenied, policyUnavailable, requestRefused } from './refusal-errors';
 import { thenOrNow } from '../policy/evaluate/then-or-now';
 import { verifyForRequest, type Verification } from '../token/scheme-handler';
@@ -126,9 +127,7 @@ function decideAndAnswer(guard: Guard, found: OperationMatch, req: GuardedReques
     // Another layer (a timeout) may have answered while the guard waited: nothing goes on then.
     if (res.headersSent) return false;
     const { payload } = caller;
-    const auth: RequestAuth = { payload, decision, filter: (value) => filterAttributes(value, decision.attributes), schemes: payload === undefined ? NO_SCHEMES : guard.schemes };
-    if (decision.list !== undefined) auth.list = decision.list;
-    req.auth = auth;
+    req.auth = withPlanOf<RequestAuth>({ payload, decision, filter: (value) => filterAttributes(value, decision.attributes), schemes: payload === undefined ? NO_SCHEMES : guard.schemes }, decision);
     return true;
   };
   const pending = authorize(guard.evaluator, found, req, caller.payload, guard.options, host);

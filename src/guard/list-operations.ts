@@ -24,6 +24,15 @@ export function withListPlan(operation: OperationFacts, decision: Decision): Dec
   return { ...denied(`the policy allowed the list operation (x-acl-list) without the plan of its items (kind ${kind === undefined ? 'missing' : String(kind)}), so no handler may run`), list: NO_ITEMS };
 }
 
+/**
+ * What a handler reads (`req.auth`, `res.locals.oas.acl`) with `list` set exactly when the decision
+ * carries a plan: the same object as `decision.list`, and no `list` key on any other operation.
+ */
+export function withPlanOf<Target extends { list?: ListPlan }>(target: Target, decision: Decision): Target {
+  if (decision.list !== undefined) target.list = decision.list;
+  return target;
+}
+
 /** How an adapter's app writes what refuseOwnershipCallback's fix asks for. */
 export interface ListDeclarationWords {
   /** How the item's owned parameters are bound to claims, e.g. `bind the item's owned parameters to claims with x-acl-binding`. */

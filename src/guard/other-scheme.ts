@@ -4,7 +4,7 @@ import type { OperationMatch } from '../policy/request/match-operation';
 import { logOtherScheme } from './decision-log';
 import { filterAttributes } from './filter-attributes';
 import type { Guard, GuardedRequest, RequestAuth } from './guard-request';
-import { NO_ITEMS } from './list-operations';
+import { NO_ITEMS, withPlanOf } from './list-operations';
 
 const NOTHING: string[] = Object.freeze([]) as unknown as string[];
 
@@ -36,8 +36,6 @@ export function otherSchemeDecision(operation: OperationFacts): Decision {
 export function admitByOtherScheme(guard: Guard, operation: OperationMatch, req: GuardedRequest, schemes: readonly string[]): void {
   const decision = otherSchemeDecision(operation.operation);
   logOtherScheme(guard.options.decisionLog, guard.evaluator, operation.key, decision, schemes);
-  const auth: RequestAuth = { payload: undefined, decision, filter: keepNothing, schemes };
   // A list operation's handler finds a plan as on every request: one that lists nothing, as filter keeps nothing.
-  if (decision.list !== undefined) auth.list = decision.list;
-  req.auth = auth;
+  req.auth = withPlanOf<RequestAuth>({ payload: undefined, decision, filter: keepNothing, schemes }, decision);
 }

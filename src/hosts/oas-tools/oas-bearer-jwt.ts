@@ -20,7 +20,7 @@ import { attachedChallenges, challengesOf } from '../../token/challenge';
 import { logAuthenticationFailure, logOtherScheme } from '../../guard/decision-log';
 import { otherSchemeDecision } from '../../guard/other-scheme';
 import { NO_SCHEMES } from '../../guard/guard-request';
-import { DOCUMENT_LISTS, refuseOwnershipCallback } from '../../guard/list-operations';
+import { DOCUMENT_LISTS, refuseOwnershipCallback, withPlanOf } from '../../guard/list-operations';
 import type { ListPlan } from '../../policy/evaluate/list-plan';
 import { answerError } from '../../guard/error-answers';
 import { reportRefusedCredentials } from '../../guard/refused-credentials';
@@ -251,7 +251,7 @@ export class BearerJWT {
         if (met.length > 0) {
           const admitted = otherSchemeDecision(operation);
           logOtherScheme(this.options.decisionLog, guard.evaluator, key, admitted, met);
-          (res.locals.oas ??= {}).acl = toLocals(admitted, met, admitted.list);
+          (res.locals.oas ??= {}).acl = toLocals(admitted, met);
           continue;
         }
         const payload = verifiedPayload(oas?.security, guard.scheme);
@@ -268,7 +268,7 @@ export class BearerJWT {
           logAuthenticationFailure(this.options.decisionLog, guard.evaluator, key, NO_BEARER);
           return this.refuse(res, credentialsMissing(NO_BEARER, challenges, NO_CREDENTIALS, decision), next);
         }
-        (res.locals.oas ??= {}).acl = toLocals(decision, payload === undefined ? NO_SCHEMES : guard.schemes, decision.list);
+        (res.locals.oas ??= {}).acl = toLocals(decision, payload === undefined ? NO_SCHEMES : guard.schemes);
       }
       next();
     } catch (error) {
@@ -396,10 +396,8 @@ function verifiedPayload(security: Record<string, unknown> | undefined, scheme: 
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as VerifiedPayload) : null;
 }
 
-function toLocals(decision: Decision, schemes: readonly string[], list: ListPlan | undefined): OasAcl {
-  const acl: OasAcl = { attributes: decision.attributes, role: decision.role, possession: decision.possession, decision, filter: (data) => filterAttributes(data, decision.attributes), schemes };
-  if (list !== undefined) acl.list = list;
-  return acl;
+function toLocals(decision: Decision, schemes: readonly string[]): OasAcl {
+  return withPlanOf<OasAcl>({ attributes: decision.attributes, role: decision.role, possession: decision.possession, decision, filter: (data) => filterAttributes(data, decision.attributes), schemes }, decision);
 }
 
 const documentConfigSchema = z.object({ acl: z.record(z.string(), z.unknown()).optional(), roleBinding: claimPathSchema('roleBinding').optional() }).strict();
