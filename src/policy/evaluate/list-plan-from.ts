@@ -2,6 +2,7 @@ import { numberValue } from '../request/canonical-number';
 import { paramKey, type ListSpec, type ParamSpec } from '../compile/data-document';
 import type { Decision, PolicyInput } from './evaluator';
 import type { ListCondition, ListPlan, ListValue } from './list-plan';
+import { deepFreeze } from './lru-cache';
 import { isStringList } from './string-list';
 
 /**
@@ -28,7 +29,10 @@ export function listPlanFrom(value: unknown, spec: ListSpec, decision: Pick<Deci
     if (condition === undefined) return undefined;
     conditions.push(condition);
   }
-  return freezePlan({ kind, anyOf: conditions, attributes });
+  // Frozen through and through: the plan goes to the handler (req.auth.list) and, from a decision cache, to every later
+  // request with the same input, so no handler may change it for another; and frozen whether cached or not, so a
+  // handler that tries fails the same way in both cases.
+  return deepFreeze<ListPlan>({ kind, anyOf: conditions, attributes });
 }
 
 interface OwnedParam {
@@ -47,21 +51,6 @@ function ownedOf(spec: ListSpec): readonly OwnedParam[] {
     remembered.set(spec, owned);
   }
   return owned;
-}
-
-/**
- * Frozen through and through: the plan goes to the handler (req.auth.list) and, from a decision
- * cache, to every later request with the same input, so no handler may change it for another; and
- * frozen whether cached or not, so a handler that tries fails the same way in both cases.
- */
-function freezePlan(list: ListPlan): ListPlan {
-  for (const condition of list.anyOf) {
-    for (const values of Object.values(condition)) Object.freeze(values);
-    Object.freeze(condition);
-  }
-  Object.freeze(list.anyOf);
-  Object.freeze(list.attributes);
-  return Object.freeze(list);
 }
 
 /** The values an input's claims hold for one owned parameter (only strings count: the policy compares no other). */
