@@ -1,10 +1,20 @@
-/** A minimal OpenAPI 3.0 document whose operations all need the `bearerAuth` JWT scheme. */
-export function bearerApi(paths: Record<string, unknown>, title = 'test'): Record<string, unknown> {
+/** What a test may set in bearerApi's document when it depends on them: the OpenAPI version and the scheme's name. */
+export interface BearerApiOptions {
+  openapi?: string;
+  scheme?: string;
+}
+
+/** A minimal OpenAPI document (3.0.3 unless told) whose operations all need one JWT scheme (`bearerAuth` unless told). */
+export function bearerApi<Paths extends Record<string, unknown>>(
+  paths: Paths,
+  title = 'test',
+  { openapi = '3.0.3', scheme = 'bearerAuth' }: BearerApiOptions = {},
+): Record<string, unknown> & { paths: Paths } {
   return {
-    openapi: '3.0.3',
+    openapi,
     info: { title, version: '1' },
-    security: [{ bearerAuth: [] }],
-    components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    security: [{ [scheme]: [] }],
+    components: { securitySchemes: { [scheme]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
     paths,
   };
 }

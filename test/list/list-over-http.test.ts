@@ -8,6 +8,7 @@ import { matches, toSql, type ListPlan } from '../../src/list';
 import { listen } from '../helpers/listen';
 import { startPglite, type PgliteProcess } from '../helpers/pglite-process';
 import { HS256, ISSUER, SECRET } from '../helpers/tokens';
+import { bearerApi } from '../helpers/bearer-api';
 
 /**
  * SPEC 11 end to end: for many callers, the rows a list handler selects with toSql (in SQLite and
@@ -22,25 +23,19 @@ const express = require('express') as () => {
 type Req = { auth: { decision: { list?: ListPlan } }; params: Record<string, string> };
 type Res = { json: (body: unknown) => void; status: (code: number) => Res };
 
-const API = {
-  openapi: '3.1.0',
-  info: { title: 'lists', version: '1' },
-  security: [{ bearerAuth: [] }],
-  components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-  paths: {
-    '/orders': { get: { 'x-acl-list': { item: '/orders/{orderId}' } } },
-    '/orders/{orderId}': { get: { parameters: [{ name: 'orderId', in: 'path', required: true, schema: { type: 'integer' }, 'x-acl-binding': 'orders' }] } },
-    '/invoices': { get: { 'x-acl-list': { item: '/tenants/{tenant}/invoices/{invoiceId}' } } },
-    '/tenants/{tenant}/invoices/{invoiceId}': {
-      get: {
-        parameters: [
-          { name: 'tenant', in: 'path', required: true, schema: { type: 'string' }, 'x-acl-binding': 'tenants' },
-          { name: 'invoiceId', in: 'path', required: true, schema: { type: 'integer' }, 'x-acl-binding': 'invoices' },
-        ],
-      },
+const API = bearerApi({
+  '/orders': { get: { 'x-acl-list': { item: '/orders/{orderId}' } } },
+  '/orders/{orderId}': { get: { parameters: [{ name: 'orderId', in: 'path', required: true, schema: { type: 'integer' }, 'x-acl-binding': 'orders' }] } },
+  '/invoices': { get: { 'x-acl-list': { item: '/tenants/{tenant}/invoices/{invoiceId}' } } },
+  '/tenants/{tenant}/invoices/{invoiceId}': {
+    get: {
+      parameters: [
+        { name: 'tenant', in: 'path', required: true, schema: { type: 'string' }, 'x-acl-binding': 'tenants' },
+        { name: 'invoiceId', in: 'path', required: true, schema: { type: 'integer' }, 'x-acl-binding': 'invoices' },
+      ],
     },
   },
-};
+}, 'lists', { openapi: '3.1.0' });
 const ORDER = '/orders/{orderId}';
 const INVOICE = '/tenants/{tenant}/invoices/{invoiceId}';
 const ACL = {

@@ -9,27 +9,22 @@ import { compileAcl } from '../../src/policy';
 import { configErrorOf } from '../helpers/config-error-of';
 import { listen } from '../helpers/listen';
 import { HS256, token } from '../helpers/tokens';
+import { bearerApi } from '../helpers/bearer-api';
 
 /**
  * What a new user of list filtering writes first, from the README and docs/list-filtering.md, in
  * strict TypeScript, and the mistakes such a user makes: each one compiles as written or gets an
  * answer that names the fix.
  */
-const API = {
-  openapi: '3.0.3',
-  info: { title: 'orders', version: '1' },
-  security: [{ bearerAuth: [] }],
-  components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-  paths: {
-    '/orders': { get: { 'x-acl-list': { item: '/orders/{orderId}' }, responses: { 200: { description: 'ok' } } } },
-    '/orders/{orderId}': {
-      get: {
-        parameters: [{ name: 'orderId', in: 'path', required: true, schema: { type: 'integer' }, 'x-acl-binding': 'orders' }],
-        responses: { 200: { description: 'ok' } },
-      },
+const API = bearerApi({
+  '/orders': { get: { 'x-acl-list': { item: '/orders/{orderId}' }, responses: { 200: { description: 'ok' } } } },
+  '/orders/{orderId}': {
+    get: {
+      parameters: [{ name: 'orderId', in: 'path', required: true, schema: { type: 'integer' }, 'x-acl-binding': 'orders' }],
+      responses: { 200: { description: 'ok' } },
     },
   },
-};
+}, 'orders');
 const ACL = { anonymous: {}, customer: { '/orders/{orderId}': { 'read:own': ['*'] } } };
 
 describe('a list handler in strict TypeScript', () => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { buildInput, compileAcl, Evaluator, RequestValidationError, type ListSpec, type VerifiedPayload } from '../../src/policy';
 import { matches } from '../../src/list';
+import { bearerApi } from '../helpers/bearer-api';
 
 /**
  * The plan's promise for an item with several owned parameters of every scalar type and place: a
@@ -10,25 +11,19 @@ import { matches } from '../../src/list';
  * for it is allowed with the same token, for random roles and claims of every shape.
  */
 const ITEM = '/shops/{shopId}/items';
-const api = {
-  openapi: '3.1.0',
-  info: { title: 'shapes', version: '1' },
-  security: [{ bearer: [] }],
-  components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-  paths: {
-    '/catalogue': { get: { 'x-acl-list': { item: ITEM } } },
-    [ITEM]: {
-      parameters: [{ name: 'shopId', in: 'path', required: true, style: 'label', schema: { type: 'integer' }, 'x-acl-binding': 'shops' }],
-      get: {
-        parameters: [
-          { name: 'tenant', in: 'query', required: true, schema: { type: 'string' }, 'x-acl-binding': 'org.tenants' },
-          { name: 'x-open', in: 'header', required: true, schema: { type: 'boolean' }, 'x-acl-binding': 'open' },
-          { name: 'rating', in: 'query', required: true, schema: { type: 'number' }, 'x-acl-binding': '["https://example.com/ratings"]' },
-        ],
-      },
+const api = bearerApi({
+  '/catalogue': { get: { 'x-acl-list': { item: ITEM } } },
+  [ITEM]: {
+    parameters: [{ name: 'shopId', in: 'path', required: true, style: 'label', schema: { type: 'integer' }, 'x-acl-binding': 'shops' }],
+    get: {
+      parameters: [
+        { name: 'tenant', in: 'query', required: true, schema: { type: 'string' }, 'x-acl-binding': 'org.tenants' },
+        { name: 'x-open', in: 'header', required: true, schema: { type: 'boolean' }, 'x-acl-binding': 'open' },
+        { name: 'rating', in: 'query', required: true, schema: { type: 'number' }, 'x-acl-binding': '["https://example.com/ratings"]' },
+      ],
     },
   },
-};
+}, 'shapes', { openapi: '3.1.0', scheme: 'bearer' });
 const ACL = {
   anonymous: {},
   owner: { [ITEM]: { 'read:own': ['*'] } },

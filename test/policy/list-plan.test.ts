@@ -3,20 +3,15 @@ import { preListPolicyWasm } from '../helpers/pre-list-policy';
 import { compileAcl, Evaluator, type DataDocument } from '../../src/policy';
 import { configErrorOf } from '../helpers/config-error-of';
 import { buildInput, type VerifiedPayload } from '../../src/policy/request/build-input';
+import { bearerApi } from '../helpers/bearer-api';
 
 /** An orders API: GET /orders lists GET /orders/{orderId}, whose id is owned through the claim `orders`. */
 function api(listOperation: Record<string, unknown> = { 'x-acl-list': { item: '/orders/{orderId}' } }, item: Record<string, unknown> = {}, extraPaths: Record<string, unknown> = {}) {
-  return {
-    openapi: '3.1.0',
-    info: { title: 'orders', version: '1' },
-    security: [{ bearer: [] }],
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-    paths: {
-      '/orders': { get: listOperation, post: {} },
-      '/orders/{orderId}': { get: { parameters: [{ name: 'orderId', in: 'path', required: true, schema: { type: 'integer' }, 'x-acl-binding': 'orders' }], ...item } },
-      ...extraPaths,
-    },
-  };
+  return bearerApi({
+    '/orders': { get: listOperation, post: {} },
+    '/orders/{orderId}': { get: { parameters: [{ name: 'orderId', in: 'path', required: true, schema: { type: 'integer' }, 'x-acl-binding': 'orders' }], ...item } },
+    ...extraPaths,
+  }, 'orders', { openapi: '3.1.0', scheme: 'bearer' });
 }
 
 const ACL = {
