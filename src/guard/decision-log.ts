@@ -57,9 +57,7 @@ const INSTANCE_ID = randomUUID();
 /** A throwing logger must not change the answer, so its errors are reported and dropped. */
 export function logDecision(log: DecisionLog | undefined, source: DecisionSource, result: DecisionResult, startedAt: number, listOperation = false): void {
   if (!log) return;
-  const logged = event(source, result.input, result.decision, Math.round((performance.now() - startedAt) * 1e6));
-  if (listOperation) logged.path = PLAN_PATH;
-  send(log, logged);
+  send(log, event(source, result.input, result.decision, Math.round((performance.now() - startedAt) * 1e6), listOperation ? PLAN_PATH : DECISION_PATH));
 }
 
 /**
@@ -76,14 +74,15 @@ export function logAuthenticationFailure(log: DecisionLog | undefined, source: D
 export function logOtherScheme(log: DecisionLog | undefined, source: DecisionSource, operation: string, decision: Decision, schemes: readonly string[]): void {
   if (!log) return;
   // A list operation's event is the plan entrypoint's, with the plan the handler got, as when the policy decides it.
-  send(log, { ...event(source, { operation }, decision, 0), ...(decision.list === undefined ? {} : { path: PLAN_PATH }), other_schemes: schemes });
+  send(log, { ...event(source, { operation }, decision, 0, decision.list === undefined ? DECISION_PATH : PLAN_PATH), other_schemes: schemes });
 }
 
-function event(source: DecisionSource, input: PolicyInput, decision: Decision, nanoseconds: number): DecisionLogEvent {
+/** `path`: the entrypoint that decided, PLAN_PATH for a list operation's decision. */
+function event(source: DecisionSource, input: PolicyInput, decision: Decision, nanoseconds: number, path = DECISION_PATH): DecisionLogEvent {
   const bundles = source.bundles;
   return {
     decision_id: randomUUID(),
-    path: DECISION_PATH,
+    path,
     input,
     result: decision,
     timestamp: new Date().toISOString(),
