@@ -46,6 +46,16 @@ async function refusedPolls(watched: WatchedConsumer, count: number): Promise<vo
   for (let i = 0; i < count; i++) expect(await watched.nextOf('failed', 'activated', 'unchanged')).toMatchObject({ type: 'failed', error: { code: 'ERR_SVCGATE_BUNDLE_SIGNATURE' } });
 }
 
+/** A server serving the trusted bundle v1 and a consumer that has activated it, bundle reads counted from the start. */
+async function activeV1(options?: { etag: boolean }): Promise<{ server: BundleServer; reads: jest.SpyInstance; watched: WatchedConsumer }> {
+  const server = await bundleServer(options);
+  const reads = jest.spyOn(reader, 'readBundle');
+  server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1', signing: trusted.signing }));
+  const watched = consumer(server);
+  await watched.next('activated');
+  return { server, reads, watched };
+}
+
 const downloads = (server: BundleServer) => server.log.filter((line) => line === '200 /bundle.tar.gz').length;
 
 test('with ETags: a refused bundle is downloaded once, then answered 304, its refusal kept; the next good one is activated', async () => {
@@ -66,11 +76,7 @@ test('with ETags: a refused bundle is downloaded once, then answered 304, its re
 });
 
 test('without ETags: the refused bytes, downloaded at each poll, are read once', async () => {
-  const server = await bundleServer({ etag: false });
-  const reads = jest.spyOn(reader, 'readBundle');
-  server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1', signing: trusted.signing }));
-  const watched = consumer(server);
-  await watched.next('activated');
+  const { server, reads, watched } = await activeV1({ etag: false });
   expect(reads).toHaveBeenCalledTimes(1);
 
   server.publish('bundle.tar.gz', await exampleBundle({ revision: 'forged', signing: attacker.signing }));
@@ -109,11 +115,7 @@ test('a refused bundle answered 304 is no check of the active one: maxAgeSeconds
 });
 
 test('a bundle with a list operation whose policy.wasm has no plan entrypoint (built before lists) is refused once, saying so, and the active one stays', async () => {
-  const server = await bundleServer({ etag: false });
-  const reads = jest.spyOn(reader, 'readBundle');
-  server.publish('bundle.tar.gz', await exampleBundle({ revision: 'v1', signing: trusted.signing }));
-  const watched = consumer(server);
-  await watched.next('activated');
+  const { server, reads, watched } = await activeV1({ etag: false });
 
   // GET /users lists the users GET /users/{userId} reads: data written by this svcgate, beside an old policy.wasm.
   const openapi = load(readFileSync(EXAMPLE_OPENAPI, 'utf8')) as { paths: Record<string, Record<string, Record<string, unknown>>> };
