@@ -63,15 +63,20 @@ export function collectRoutes(services: Record<string, object>, withoutRoutes: R
     });
     const lists = readLists(service, instance, new Set(methods));
     for (const method of methods) {
-      const path = `/api/${kebabCase(instance)}/${kebabCase(method)}`;
+      const path = routePath(instance, method);
       const clash = paths.get(path);
       if (clash) throw new Error(`SvcApi: ${instance}.${method} and ${clash} both map to ${path}; rename one`);
       paths.set(path, `${instance}.${method}`);
       const fn = (service as Record<string, (argument: unknown, context: SvcCallContext) => unknown>)[method]!;
       const item = lists.get(method);
-      const listOf = item === undefined ? {} : { listOf: `/api/${kebabCase(instance)}/${kebabCase(item)}` };
+      const listOf = item === undefined ? {} : { listOf: routePath(instance, item) };
       routes.push({ instance, method, path, httpMethod: httpMethodOf(method), schema: schemas.get(method), ...listOf, call: (argument, context) => fn.call(service, argument, context) });
     }
   }
   return { routes, unrouted };
+}
+
+/** The path a service method is routed at: also the path a list method's `x-acl-list` names for its item. */
+function routePath(instance: string, method: string): string {
+  return `/api/${kebabCase(instance)}/${kebabCase(method)}`;
 }
