@@ -1,5 +1,6 @@
 import { numberValue } from '../request/canonical-number';
 import { paramKey, type ListSpec, type ParamSpec } from '../compile/data-document';
+import { isPlainObject } from '../compile/documents/plain-object';
 import type { Decision, PolicyInput } from './evaluator';
 import type { ListCondition, ListPlan, ListValue } from './list-plan';
 import { deepFreeze } from './lru-cache';
@@ -15,7 +16,7 @@ import { isStringList } from './string-list';
  * decision's attributes, and values the input's claims hold for their parameter, never more.
  */
 export function listPlanFrom(value: unknown, spec: ListSpec, decision: Pick<Decision, 'allow' | 'possession' | 'attributes'>, claims: NonNullable<PolicyInput['claims']>): ListPlan | undefined {
-  if (!isRecord(value) || !isStringList(value.attributes) || !Array.isArray(value.anyOf)) return undefined;
+  if (!isPlainObject(value) || !isStringList(value.attributes) || !Array.isArray(value.anyOf)) return undefined;
   const { anyOf, attributes } = value;
   // A plan that does not agree with the decision beside it is no plan: the answer and the rows must come from one judgement.
   const kind = !decision.allow ? 'none' : decision.possession === 'any' ? 'all' : decision.possession === 'own' ? 'some' : undefined;
@@ -61,7 +62,7 @@ function claimed(claims: NonNullable<PolicyInput['claims']>, key: string): reado
 
 /** One entry of anyOf: every owned parameter of the item, each with at least one value the claims hold. */
 function conditionFrom(entry: unknown, owned: readonly OwnedParam[], claims: NonNullable<PolicyInput['claims']>): ListCondition | undefined {
-  if (!isRecord(entry) || owned.length === 0 || Object.keys(entry).length !== owned.length) return undefined;
+  if (!isPlainObject(entry) || owned.length === 0 || Object.keys(entry).length !== owned.length) return undefined;
   const entries: [string, ListValue[]][] = [];
   for (const { name, key, param } of owned) {
     const values = Object.hasOwn(entry, name) ? entry[name] : undefined;
@@ -97,8 +98,4 @@ function typedValue(text: string, param: ParamSpec): ListValue | undefined {
     default:
       return text;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
