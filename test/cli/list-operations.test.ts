@@ -123,7 +123,10 @@ describe('svcgate explain on a list operation', () => {
   });
 
   test('an operation that lists nothing prints no plan', async () => {
-    const { stdout } = await explain({ role: 'customer', orders: [3] }, '/api/v1/orders/3');
+    const { code, stdout } = await explain({ role: 'customer', orders: [3] }, '/api/v1/orders/3');
+    // The item was explained (an error would print no plan either).
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^GET \/api\/v1\/orders\/3 -> GET \/orders\/\{orderId\}\ndecision: ALLOW\n/);
     expect(stdout).not.toMatch(/^(lists|plan)/m);
   });
 
