@@ -1,7 +1,8 @@
 import type { OperationFacts } from '../policy/compile/data-document';
 import type { Decision } from '../policy/evaluate/evaluator';
 import type { OperationMatch } from '../policy/request/match-operation';
-import { logOtherScheme } from './decision-log';
+import type { DecisionSource } from '../policy/evaluate/decision-source';
+import { logOtherScheme, type DecisionLog } from './decision-log';
 import { filterAttributes } from './filter-attributes';
 import type { Guard, GuardedRequest, RequestAuth } from './guard-request';
 import { NO_ITEMS, withPlanOf } from './list-operations';
@@ -21,9 +22,14 @@ export const ALLOWED_BY_OTHER_SCHEME: Decision = Object.freeze({ allow: true, at
 /** The same on a list operation, with the plan of no item (`req.auth.list` is its `list`, as on every list operation). */
 const LISTED_BY_OTHER_SCHEME: Decision = Object.freeze({ ...ALLOWED_BY_OTHER_SCHEME, list: NO_ITEMS });
 
-/** What `req.auth.decision` (`res.locals.oas.acl.decision`) says of a request to `operation` another scheme admitted. */
-export function otherSchemeDecision(operation: OperationFacts): Decision {
-  return operation.list === undefined ? ALLOWED_BY_OTHER_SCHEME : LISTED_BY_OTHER_SCHEME;
+/**
+ * What `req.auth.decision` (`res.locals.oas.acl.decision`) says of a request to `operation` another
+ * scheme admitted, logged as the handler gets it: every host that lets such a request on logs it here.
+ */
+export function admittedByOtherScheme(log: DecisionLog | undefined, source: DecisionSource, key: string, operation: OperationFacts, schemes: readonly string[]): Decision {
+  const decision = operation.list === undefined ? ALLOWED_BY_OTHER_SCHEME : LISTED_BY_OTHER_SCHEME;
+  logOtherScheme(log, source, key, decision, schemes);
+  return decision;
 }
 
 /**
@@ -34,8 +40,7 @@ export function otherSchemeDecision(operation: OperationFacts): Decision {
  * everything.
  */
 export function admitByOtherScheme(guard: Guard, operation: OperationMatch, req: GuardedRequest, schemes: readonly string[]): void {
-  const decision = otherSchemeDecision(operation.operation);
-  logOtherScheme(guard.options.decisionLog, guard.evaluator, operation.key, decision, schemes);
+  const decision = admittedByOtherScheme(guard.options.decisionLog, guard.evaluator, operation.key, operation.operation, schemes);
   // A list operation's handler finds a plan as on every request: one that lists nothing, as filter keeps nothing.
   req.auth = withPlanOf<RequestAuth>({ payload: undefined, decision, filter: keepNothing, schemes }, decision);
 }

@@ -17,8 +17,8 @@ import { aclOptionsShape, policySourceSchema } from '../../guard/acl-options-sch
 import type { SchemaMatches } from '../../policy/compile/schema-matches';
 import { authorize } from '../../guard/authorize';
 import { attachedChallenges, challengesOf } from '../../token/challenge';
-import { logAuthenticationFailure, logOtherScheme } from '../../guard/decision-log';
-import { otherSchemeDecision } from '../../guard/other-scheme';
+import { logAuthenticationFailure } from '../../guard/decision-log';
+import { admittedByOtherScheme } from '../../guard/other-scheme';
 import { NO_SCHEMES } from '../../guard/guard-request';
 import { DOCUMENT_LISTS, refuseOwnershipCallback, withPlanOf } from '../../guard/list-operations';
 import type { ListPlan } from '../../policy/evaluate/list-plan';
@@ -249,8 +249,7 @@ export class BearerJWT {
       for (const { guard, key, operation, alternatives } of checks) {
         const met = metAlternative(oas?.security, alternatives);
         if (met.length > 0) {
-          const admitted = otherSchemeDecision(operation);
-          logOtherScheme(this.options.decisionLog, guard.evaluator, key, admitted, met);
+          const admitted = admittedByOtherScheme(this.options.decisionLog, guard.evaluator, key, operation, met);
           (res.locals.oas ??= {}).acl = toLocals(admitted, met);
           continue;
         }
