@@ -1,4 +1,5 @@
 import type { ListPlan, ListValue } from '../policy/evaluate/list-plan';
+import { canonicalInteger } from '../policy/request/canonical-number';
 import { fieldPath, readField } from './field-path';
 import { frozenPlan } from './frozen-plan';
 import { mappedName } from './mapped-name';
@@ -53,8 +54,6 @@ function buildRowTest(plan: ListPlan, fields: unknown): RowTest {
   };
 }
 
-const CANONICAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
-
 /**
  * Plan and row values meet as keys: `i:` an integer (a number or a bigint, in decimal), `n:` any other number,
  * `s:` a string, `b:` a boolean, and `t:` a string that is a canonical integer, which only a bigint row reaches.
@@ -62,7 +61,7 @@ const CANONICAL_INTEGER = /^-?(0|[1-9][0-9]*)$/;
 function planKeys(value: ListValue): string[] {
   if (typeof value === 'number') return [numberKey(value)];
   if (typeof value === 'boolean') return [`b:${value}`];
-  return CANONICAL_INTEGER.test(value) ? [`s:${value}`, `t:${value}`] : [`s:${value}`];
+  return canonicalInteger(value) === value ? [`s:${value}`, `t:${value}`] : [`s:${value}`];
 }
 
 function rowKeys(value: unknown): string[] {

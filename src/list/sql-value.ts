@@ -1,4 +1,5 @@
 import type { ListValue } from '../policy/evaluate/list-plan';
+import { canonicalInteger } from '../policy/request/canonical-number';
 import { hasUnpairedSurrogate } from './unpaired-surrogate';
 
 export type SqlDialect = 'postgres' | 'sqlite';
@@ -42,7 +43,7 @@ const INT64_MAX = 2n ** 63n - 1n;
 
 function isInt64Text(text: string): boolean {
   // Canonical text only: '-0' (like '007') is text an engine reads as another integer's, compared as text.
-  if (text.length > 20 || !/^(0|-?[1-9][0-9]*)$/.test(text)) return false;
+  if (text.length > 20 || canonicalInteger(text) !== text) return false;
   const integer = BigInt(text);
   return integer >= INT64_MIN && integer <= INT64_MAX;
 }
