@@ -50,7 +50,7 @@ describe('declaring a list (x-acl-list)', () => {
     ['an item that is not text', { 'x-acl-list': { item: ['/orders/{orderId}'] } }, {}, /item must be the path of the item operation/],
     ['an x-acl-list with a key it does not know', { 'x-acl-list': { item: '/orders/{orderId}', where: 'owner = 1' } }, {}, /Unrecognized key: "where"/],
     ['an x-acl-list that is no mapping', { 'x-acl-list': null }, {}, /expected object, received null/],
-    ['an item named as an own property of every object', { 'x-acl-list': { item: '/__proto__' } }, {}, /names \/__proto__, which has no GET operation/],
+    ['an item path /__proto__, which every object inherits', { 'x-acl-list': { item: '/__proto__' } }, {}, /names \/__proto__, which has no GET operation/],
     ['the item path with another parameter name', { 'x-acl-list': { item: '/orders/{id}' } }, {}, /names \/orders\/\{id\}, which has no GET operation/],
     ['an unsecured list', { 'x-acl-list': { item: '/orders/{orderId}' }, security: [] }, {}, /GET \/orders is not secured/],
     ['an unsecured item', { 'x-acl-list': { item: '/orders/{orderId}' } }, { security: [] }, /GET \/orders\/\{orderId\} is not secured/],
