@@ -113,6 +113,10 @@ describe('req.auth.list on bearerJwtAcl (x-acl-list)', () => {
       'values the token does not hold': { ...own, list: { kind: 'some', anyOf: [{ orderId: ['7', '8'] }], attributes: ['*'] } },
       'attributes other than the decision': { ...own, list: { kind: 'some', anyOf: [{ orderId: ['7'] }], attributes: ['*', 'secret'] } },
       'the token values': { ...own, list: { kind: 'some', anyOf: [{ orderId: ['7'] }], attributes: ['*'] } },
+      'a parameter the item does not own': { ...own, list: { kind: 'some', anyOf: [{ orderId: ['7'], customerId: ['u1'] }], attributes: ['*'] } },
+      'an operator for a value': { ...own, list: { kind: 'some', anyOf: [{ orderId: [{ $ne: null }] }], attributes: ['*'] } },
+      'an entry keyed __proto__': { ...own, list: JSON.parse('{"kind":"some","anyOf":[{"__proto__":["7"]}],"attributes":["*"]}') as unknown },
+      'no list at all': { ...own, list: 'all' },
     };
     const opa = express5();
     let answer = '';
@@ -129,7 +133,17 @@ describe('req.auth.list on bearerJwtAcl (x-acl-list)', () => {
       for (let i = 0; i < 200 && status === 503; i++) status = (await ask('list', customer)).status;
       statuses[name] = status;
     }
-    expect(statuses).toEqual({ 'all for own': 403, 'some for any': 403, 'values the token does not hold': 403, 'attributes other than the decision': 403, 'the token values': 200 });
+    expect(statuses).toEqual({
+      'all for own': 403,
+      'some for any': 403,
+      'values the token does not hold': 403,
+      'attributes other than the decision': 403,
+      'the token values': 200,
+      'a parameter the item does not own': 403,
+      'an operator for a value': 403,
+      'an entry keyed __proto__': 403,
+      'no list at all': 403,
+    });
   });
 
   test('the decision log names the plan entrypoint and holds the plan; a mask of the claims and the plan values erases both', async () => {
