@@ -1,6 +1,6 @@
 import type { DataDocument } from '../policy/compile/data-document';
 import { cellGrants } from '../policy/compile/grant-table';
-import { auditMatrix, type Access } from './audit-matrix';
+import { auditMatrix, listedItem, type Access } from './audit-matrix';
 import { includesAttributes } from './attribute-coverage';
 import { canonicalAttributes } from './canonical-attributes';
 import { changeCause } from './change-cause';
@@ -41,7 +41,7 @@ export async function aclDiff(before: AclVersion, after: AclVersion): Promise<Ce
       const is = cell(after.data, operation, role, next.operations[operation]?.[role] ?? '-');
       const change = compare(was, is);
       if (change === undefined) continue;
-      const lists = next.lists[operation] ?? old.lists[operation];
+      const lists = listedItem(next, operation) ?? listedItem(old, operation);
       changes.push({ operation, role, before: was, after: is, change, cause: changeCause(before, after, operation, role, change, { before: was.access, after: is.access }), ...(lists === undefined ? {} : { lists }) });
     }
   }

@@ -61,9 +61,15 @@ export function formatScopes(alternatives: readonly (readonly string[])[]): stri
   return alternatives.length === 0 ? '-' : alternatives.map((scopes) => scopes.join(' ')).join(' | ');
 }
 
+/** The item operation `key` lists, if it is a list operation (x-acl-list). */
+export function listedItem(matrix: AuditMatrix, key: string): string | undefined {
+  return Object.hasOwn(matrix.lists, key) ? matrix.lists[key] : undefined;
+}
+
 /** An operation as the matrix names it: a list operation with the item it lists. */
 export function operationLabel(matrix: AuditMatrix, key: string): string {
-  return Object.hasOwn(matrix.lists, key) ? `${key} (lists ${matrix.lists[key]})` : key;
+  const item = listedItem(matrix, key);
+  return item === undefined ? key : `${key} (lists ${item})`;
 }
 
 /** The matrix as a table; a last `scopes` column when some operation needs scopes. */

@@ -1,4 +1,4 @@
-import { formatScopes, type Access, type AuditMatrix } from './audit-matrix';
+import { formatScopes, listedItem, type Access, type AuditMatrix } from './audit-matrix';
 import { cell } from './acl-diff';
 import { grantCause, type AclVersion } from './grant-cause';
 import { markupText } from '../policy/compile/documents/markup-text';
@@ -15,7 +15,7 @@ export function auditPage(matrix: AuditMatrix, version: AclVersion): string {
   const header = matrix.roles.map((role) => `<th data-role="${markupText(role)}">${markupText(role)}</th>`).join('');
   const rows = Object.entries(matrix.operations).map(([operation, cells]) => {
     const scopes = formatScopes(matrix.scopes[operation] ?? []);
-    const item = Object.hasOwn(matrix.lists, operation) ? matrix.lists[operation] : undefined;
+    const item = listedItem(matrix, operation);
     const tds = matrix.roles.map((role) => {
       const access = cells[role] ?? '-';
       const why = explanation(version, operation, role, access, scopes, item);
