@@ -82,14 +82,8 @@ function stylePrefix(param: ParamSpec): string {
 function readScalar(param: ParamSpec, values: string[]): (string | null)[] {
   if (values.length !== 1) return [null];
   const value = values[0]!;
-  switch (param.style) {
-    case 'label':
-      return [value.startsWith('.') ? value.slice(1) : null];
-    case 'matrix':
-      return [stripMatrix(value, param.name)];
-    default:
-      return [value];
-  }
+  const prefix = stylePrefix(param);
+  return [value.startsWith(prefix) ? value.slice(prefix.length) : null];
 }
 
 function splitArray(param: ParamSpec, values: string[]): (string | null)[] {
