@@ -52,8 +52,10 @@ function resourcesOf(declaration: unknown, role: string): Map<string, Record<str
     const body = Object.hasOwn(declaration, role) ? declaration[role] : undefined;
     if (isPlainObject(body)) {
       for (const [key, grants] of Object.entries(body)) {
+        if (key.startsWith('$') || !isPlainObject(grants)) continue;
+        const resource = resourceKey(key);
         // The first key of a resource, as before, when two spell one resource.
-        if (!key.startsWith('$') && isPlainObject(grants) && !resources.has(resourceKey(key))) resources.set(resourceKey(key), grants);
+        if (!resources.has(resource)) resources.set(resource, grants);
       }
     }
     index.set(role, resources);
