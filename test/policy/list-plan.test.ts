@@ -50,8 +50,8 @@ describe('declaring a list (x-acl-list)', () => {
     ['an item that is not text', { 'x-acl-list': { item: ['/orders/{orderId}'] } }, {}, /item must be the path of the item operation/],
     ['an x-acl-list with a key it does not know', { 'x-acl-list': { item: '/orders/{orderId}', where: 'owner = 1' } }, {}, /Unrecognized key: "where"/],
     ['an x-acl-list that is no mapping', { 'x-acl-list': null }, {}, /expected object, received null/],
-    ['an item path /__proto__, which every object inherits', { 'x-acl-list': { item: '/__proto__' } }, {}, /names \/__proto__, which has no GET operation/],
-    ['the item path with another parameter name', { 'x-acl-list': { item: '/orders/{id}' } }, {}, /names \/orders\/\{id\}, which has no GET operation/],
+    ['an item path /__proto__, which every object inherits', { 'x-acl-list': { item: '/__proto__' } }, {}, /names "\/__proto__", which has no GET operation/],
+    ['the item path with another parameter name', { 'x-acl-list': { item: '/orders/{id}' } }, {}, /names "\/orders\/\{id\}", which has no GET operation/],
     ['an unsecured list', { 'x-acl-list': { item: '/orders/{orderId}' }, security: [] }, {}, /GET \/orders is not secured/],
     ['an unsecured item', { 'x-acl-list': { item: '/orders/{orderId}' } }, { security: [] }, /GET \/orders\/\{orderId\} is not secured/],
     ['an item that needs another scheme beside the bearer token', { 'x-acl-list': { item: '/orders/{orderId}' } }, { security: [{ bearer: [], apiKey: [] }] }, /GET \/orders\/\{orderId\} needs apiKey beside the bearer scheme, which GET \/orders does not/],
@@ -69,6 +69,12 @@ describe('declaring a list (x-acl-list)', () => {
     expect(() => compileAcl({ openapi: api({ 'x-acl-list': { item: '/orders/{orderId}' }, security: more }, { security: [{ bearer: [], mtls: [] }, { bearer: [], apiKey: [] }] }), acl: ACL })).not.toThrow();
     const error = configErrorOf(() => compileAcl({ openapi: api({ 'x-acl-list': { item: '/orders/{orderId}' }, security: [{ bearer: [], mtls: [] }] }, { security: both }), acl: ACL }));
     expect(error.fix).toBe('give GET /orders the item\'s security requirement (the bearer scheme with apiKey)');
+  });
+
+  test('an item path that is not in the document is shown quoted, escaped and cut short: the document is untrusted input', () => {
+    const error = configErrorOf(() => compileAcl({ openapi: api({ 'x-acl-list': { item: `/${'x'.repeat(100_000)}\u0000\u202e` } }), acl: ACL }));
+    expect(error.message.length).toBeLessThan(2_000);
+    expect(error.message).not.toMatch(/[\u0000\u202e]/);
   });
 
   test('x-acl-list on another method, an item that is itself a list, an array-owned item are ConfigErrors', () => {

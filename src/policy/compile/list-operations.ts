@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigError, jsonPath } from './config-error';
 import { operationKey, type OperationFacts, type ParamSpec } from './data-document';
 import { parseWith } from './parse-with';
+import { quoted } from './quoted-text';
 
 /** An operation's `x-acl-list` as written, and where. */
 export interface ListDeclaration {
@@ -34,7 +35,7 @@ export function linkListOperations(operations: Record<string, OperationFacts>, d
     const itemKey = operationKey('get', itemPath);
     const item = Object.hasOwn(operations, itemKey) ? operations[itemKey] : undefined;
     if (list.method !== 'GET') throw new ConfigError(file, where, `x-acl-list is on ${key}, but only a GET operation lists items`, 'move x-acl-list to the GET operation that returns the list');
-    if (item === undefined) throw new ConfigError(file, where, `x-acl-list names ${itemPath}, which has no GET operation in this document`, `name the path whose GET reads one item; the document's GET paths: ${getPaths(operations).join(', ') || '(none)'}`);
+    if (item === undefined) throw new ConfigError(file, where, `x-acl-list names ${quoted(itemPath)}, which has no GET operation in this document`, `name the path whose GET reads one item; the document's GET paths: ${getPaths(operations).join(', ') || '(none)'}`);
     if (listing.has(itemKey)) throw new ConfigError(file, where, `x-acl-list names ${itemPath}, whose GET is itself a list operation`, 'name the path whose GET reads one item');
     if (!list.secured || !item.secured) {
       const open = list.secured ? itemKey : key;
