@@ -22,12 +22,17 @@ export function checkListOwners(file: string, route: DescribedRoute, fields: Rec
   const list = route['x-acl-list'];
   if (list !== undefined) {
     const item = `the owners of the method it lists (${list.item})`;
-    throw new ConfigError(file, at, `${route.operationId} is a list method (static lists), so the rows it returns are decided by ${item}, not by fields of its own`, `move the fields to the owners of the item method, or take ${route.operationId.split('.')[1]} out of its class's static lists`);
+    throw new ConfigError(file, at, `${route.operationId} is a list method (static lists), so the rows it returns are decided by ${item}, not by fields of its own`, `move the fields to the owners of the item method, ${orUnlist(route)}`);
   }
   if (listedBy === undefined) return;
   for (const field of Object.keys(fields)) {
     const type = (route.parameters?.find((parameter) => parameter.name === field)?.schema as { type?: unknown } | undefined)?.type;
     if (typeof type !== 'string' || !NOT_SCALAR.has(type)) continue;
-    throw new ConfigError(file, `${at}.${field}`, `${field} of ${route.operationId} is an ${type} (its schema), but ${listedBy.operationId} lists its items, and a row holds one ${field}`, `give ${field} a scalar schema (z.number(), z.string(), z.boolean()), or take ${listedBy.operationId.split('.')[1]} out of its class's static lists`);
+    throw new ConfigError(file, `${at}.${field}`, `${field} of ${route.operationId} is an ${type} (its schema), but ${listedBy.operationId} lists its items, and a row holds one ${field}`, `give ${field} a scalar schema (z.number(), z.string(), z.boolean()), ${orUnlist(listedBy)}`);
   }
+}
+
+/** The other way out of either refusal: the list method (`<instance>.<method>`) taken out of `static lists`. */
+function orUnlist(list: DescribedRoute): string {
+  return `or take ${list.operationId.split('.')[1]} out of its class's static lists`;
 }
