@@ -1,0 +1,143 @@
+import { request } from 'node:http';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { runScript, type ScriptRun } from '../helpers/node-script';
+
+// `make cluster` (examples/cluster) for real: a primary and two workers on 127.0.0.1, each worker
+// with its own bearerJwtAcl. Needs the build (`npm run build:ts`): the workers import svcgate/auth.
+const PRIMARY = join(__dirname, '../../examples/cluster/primary.mjs');
+
+/** The primary as `CLUSTER_WORKERS=2 PORT=<port> node examples/cluster/primary.mjs` runs it. */
+function startPrimary(port = 0): ScriptRun {
+  return runScript(`process.env.CLUSTER_WORKERS = '2'; process.env.PORT = '${port}'; await import(${JSON.stringify(pathToFileURL(PRIMARY).href)});`);
+}
+
+interface Answer {
+  status: number;
+  /** The pid of the worker that answered, from the example's x-worker header (`<slot>/<pid>`). */
+  pid: number;
+  body: string;
+}
+
+/** One GET on a connection of its own, so that node:cluster hands each request to the next worker. */
+function get(url: string, token?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { connection: 'close' };
+    if (token !== undefined) headers.authorization = `Bearer ${token}`;
+    request(url, { agent: false, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, pid: Number(String(res.headers['x-worker']).split('/')[1]), body }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+/** True while a process with this pid exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/** The requests of the example's curl lines and their neighbours: allowed, denied, no token, a forged token. */
+function requestsOf(url: string, token: string): [string, string | undefined][] {
+  const forged = `${token.slice(0, -4)}AAAA`;
+  return [
+    [`${url}/users/3`, token],
+    [`${url}/users/2`, token],
+    [`${url}/users/5`, token],
+    [`${url}/users`, token],
+    [`${url}/users/3`, undefined],
+    [`${url}/users/3`, forged],
+  ];
+}
+
+/** Every request of `requestsOf` sent twice in a row, each on a new connection: one answer from each worker. */
+async function answersByWorker(url: string, token: string): Promise<Map<number, [number, string][]>> {
+  const byWorker = new Map<number, [number, string][]>();
+  for (const [target, bearer] of requestsOf(url, token)) {
+    for (let i = 0; i < 2; i++) {
+      const answer = await get(target, bearer);
+      const answers = byWorker.get(answer.pid) ?? [];
+      answers.push([answer.status, answer.body]);
+      byWorker.set(answer.pid, answers);
+    }
+  }
+  return byWorker;
+}
+
+let primary: ScriptRun | undefined;
+let blocker: Server | undefined;
+afterEach(async () => {
+  await primary?.stop();
+  primary = undefined;
+  await new Promise((resolve) => (blocker ? blocker.close(resolve) : resolve(undefined)));
+  blocker = undefined;
+});
+
+test('two workers take turns on one port, answer alike, survive a killed worker, and all stop on SIGTERM', async () => {
+  primary = startPrimary();
+  const ready = await primary.line((line) => line.startsWith('listening '));
+  const [, url, ...pids] = /^listening (\S+) with 2 workers \(pids (\d+), (\d+)\)$/.exec(ready)!;
+  const started = pids.map(Number);
+  const token = /Bearer ([^']+)'/.exec(await primary.line((line) => line.includes('/users/3 ')))![1]!;
+
+  // Both workers answered, and each gave the same statuses and bodies for the same requests.
+  const before = await answersByWorker(url!, token);
+  expect([...before.keys()].sort()).toEqual([...started].sort());
+  const [first, second] = [...before.values()];
+  expect(first).toEqual(second);
+  expect(first!.map(([status]) => status)).toEqual([200, 403, 200, 403, 401, 401]);
+
+  // A worker killed outright is forked again in its slot; the other one never stopped serving.
+  const [victim, survivor] = started as [number, number];
+  process.kill(victim, 'SIGKILL');
+  const forked = await primary.line((line) => line.includes(`(pid ${victim}) died with signal SIGKILL`));
+  const replacement = Number(/forked pid (\d+)/.exec(forked)![1]);
+  await primary.line((line) => line.includes(`(pid ${replacement}) listening again`));
+  expect(alive(victim)).toBe(false);
+  const after = await answersByWorker(url!, token);
+  expect([...after.keys()].sort()).toEqual([survivor, replacement].sort());
+  for (const answers of after.values()) expect(answers).toEqual(first);
+
+  // SIGTERM to the primary: it stops both workers and exits 0, and no process of the example is left.
+  primary.child.kill('SIGTERM');
+  const { code } = await primary.exited;
+  expect(code).toBe(0);
+  expect([primary.child.pid!, survivor, replacement].filter(alive)).toEqual([]);
+}, 60_000);
+
+test('a crash loop is not fed: the sixth unexpected death within a minute stops every worker and exits 1', async () => {
+  primary = startPrimary();
+  const ready = await primary.line((line) => line.startsWith('listening '));
+  const other = Number(/\(pids \d+, (\d+)\)/.exec(ready)![1]);
+  let current = Number(/\(pids (\d+),/.exec(ready)![1]);
+  for (let death = 1; death <= 5; death++) {
+    process.kill(current, 'SIGKILL');
+    const forked = await primary.line((line) => line.includes(`(pid ${current}) died with signal SIGKILL; forked pid`));
+    current = Number(/forked pid (\d+)/.exec(forked)![1]);
+    await primary.line((line) => line.includes(`(pid ${current}) listening again`));
+  }
+  process.kill(current, 'SIGKILL');
+  const { code, stderr } = await primary.exited;
+  expect(code).toBe(1);
+  expect(stderr).toContain('6 workers died within 60 s');
+  expect(primary.lines.filter((line) => line.includes('forked pid'))).toHaveLength(5);
+  expect([current, other].filter(alive)).toEqual([]);
+}, 60_000);
+
+test('a worker that fails before it listens (the port is taken) is not forked again: the primary exits 1', async () => {
+  blocker = createServer();
+  const port = await new Promise<number>((resolve) => blocker!.listen(0, '127.0.0.1', () => resolve((blocker!.address() as { port: number }).port)));
+  primary = startPrimary(port);
+  const { code, stderr } = await primary.exited;
+  expect(code).toBe(1);
+  expect(stderr).toMatch(/worker \d \(pid \d+\) exited with code 1 before it listened: stopping every worker/);
+  expect(primary.lines.filter((line) => line.includes('forked pid'))).toEqual([]);
+}, 60_000);
