@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { ConfigError } from '../policy/compile/config-error';
 import { parseWith } from '../policy/compile/parse-with';
 import { KNOWN_ALGORITHMS } from './keys/algorithms';
+import { claimsCheck } from './jws/claim-checks';
+import { durationSeconds } from './jws/duration-seconds';
 import { issuerAudience, reportSecretsWithoutAudience, type AudienceSetting, type KeyOrigin } from './audience-requirement';
 import type { IssuerVerifier } from './keys/choose-issuer';
 import type { DpopSettings } from './dpop/dpop-options';
@@ -92,7 +94,7 @@ export interface VerifierSettings {
   maxHeaderBytes: number;
   /** undefined: DPoP is off. */
   dpop: DpopSettings | undefined;
-  /** size 0: no cache. maxTokenAgeSeconds: a bound on cached entries when maxTokenAge is a number. */
+  /** size 0: no cache. maxTokenAgeSeconds: a bound on cached entries when maxTokenAge bounds the age. */
   cache: { size: number; ttlSeconds: number; maxTokenAgeSeconds: number | undefined };
   /**
    * `strict` as configured. What is left of it after reading: the start-up check of a fetched key
@@ -111,9 +113,10 @@ export function readBearerJwtConfig(input: unknown): VerifierSettings {
   const algorithms = readAlgorithms(config.algoritms, config.algorithms);
   const topLevel: IssuerFields = { issuer: config.issuer, secret: config.secret, jwks: config.jwks, issuerBaseURL: config.issuerBaseURL, algorithms: undefined, audience: undefined };
   const entries: IssuerEntry[] = config.issuers === undefined ? [{ fields: topLevel, at: '$', issuer: readIssuer(config.issuer, config.issuerBaseURL, '$') }] : issuerEntries(config);
+  const maxTokenAge = config.maxTokenAge === undefined ? undefined : readMaxTokenAge(config.maxTokenAge);
   const shared: Omit<IssuerVerifier['options'], 'issuer'> = {
-    clockTolerance: config.clockTolerance,
-    ...(config.maxTokenAge === undefined ? {} : { maxTokenAge: config.maxTokenAge }),
+    clockToleranceSeconds: readDuration(config.clockTolerance, '$.clockTolerance'),
+    ...(maxTokenAge === undefined ? {} : { maxTokenAge }),
     ...profileChecks(config.profile, config.requiredClaims ?? DEFAULT_REQUIRED_CLAIMS),
   };
   const defaults: IssuerDefaults = {
@@ -126,9 +129,7 @@ export function readBearerJwtConfig(input: unknown): VerifierSettings {
   const read = entries.map((entry) => readIssuerVerifier(entry, defaults));
   reportSecretsWithoutAudience(read.flatMap(({ secretWithoutAudience }) => secretWithoutAudience ?? []), config.strict);
   const issuers = read.map(({ verifier }) => verifier);
-  // A maxTokenAge given as a jose duration string cannot be bounded here, so such tokens are not cached.
-  const uncachedAge = typeof config.maxTokenAge === 'string';
-  const cache = config.cache === false || uncachedAge ? { size: 0, ttlSeconds: 0, maxTokenAgeSeconds: undefined } : { ...config.cache, maxTokenAgeSeconds: config.maxTokenAge as number | undefined };
+  const cache = config.cache === false ? { size: 0, ttlSeconds: 0, maxTokenAgeSeconds: undefined } : { ...config.cache, maxTokenAgeSeconds: maxTokenAge?.checked === true ? maxTokenAge.seconds : undefined };
   const expRequiredByDefault = config.requiredClaims === undefined && config.profile === undefined;
   return { issuers, maxHeaderBytes: config.maxHeaderBytes, cache, dpop: config.dpop, strict: config.strict, expRequiredByDefault };
 }
@@ -176,7 +177,8 @@ function readIssuerVerifier({ fields, at, issuer }: IssuerEntry, defaults: Issue
     throw new ConfigError(FILE, `${at}.audience`, "profile 'rfc9068' needs the audience check (RFC 9068, section 4)", "set audience to this API's identifier, the aud value of the tokens issued for it");
   }
   const audience = issuerAudience(configured, origin, at);
-  const verifier: IssuerVerifier = { keys, options: { ...defaults.shared, issuer, ...(audience === undefined ? {} : { audience }) } };
+  const options: IssuerVerifier['options'] = { ...defaults.shared, issuer, ...(audience === undefined ? {} : { audience }) };
+  const verifier: IssuerVerifier = { keys, options, checkClaims: claimsCheck(options) };
   return origin === 'secret' && configured === undefined ? { verifier, secretWithoutAudience: at } : { verifier };
 }
 
@@ -188,6 +190,20 @@ function readIssuerKeys(fields: IssuerFields, issuer: string | string[], algorit
   const key = readKey(fields.secret, fields.jwks as LocalJwkSet | undefined, fixedAlgorithms, at);
   const origin: KeyOrigin = fields.jwks !== undefined ? 'jwks' : key instanceof KeyObject && key.type === 'public' ? 'publicKey' : 'secret';
   return { keys: fixedKeys(key, fixedAlgorithms), origin };
+}
+
+/** Seconds, from a number or a duration as jose writes them ('5s', '2 minutes'); a misspelt one is refused here rather than failing every token. */
+function readDuration(value: number | string, at: string): number {
+  if (typeof value === 'number') return value;
+  const seconds = durationSeconds(value);
+  if (seconds === undefined) throw new ConfigError(FILE, at, `${JSON.stringify(value.slice(0, 100))} is not a duration`, "give seconds as a number, or a duration such as '30s', '5 minutes' or '1h'");
+  return seconds;
+}
+
+/** As jose reads it: the number 0 only requires iat, any duration string bounds the age (see ClaimCheckOptions). */
+function readMaxTokenAge(value: number | string): { seconds: number; checked: boolean } {
+  const seconds = readDuration(value, '$.maxTokenAge');
+  return { seconds, checked: typeof value === 'string' || value !== 0 };
 }
 
 /** Both spellings are accepted (the original library's `algoritms` too), but not in disagreement. */

@@ -1,4 +1,4 @@
-import { jwtVerify, type JWTVerifyGetKey, type JWTVerifyResult } from 'jose';
+import type { KeyObject } from 'node:crypto';
 import type { VerifiedPayload } from '../policy/request/build-input';
 import { deepFreeze, LruCache } from '../policy/evaluate/lru-cache';
 import { readBearerJwtConfig } from './bearer-jwt-config';
@@ -9,6 +9,7 @@ import type { KeySource } from './keys/key-set';
 import { schemeHandler, type SchemeHandler } from './scheme-handler';
 import { startupCheck } from './keys/startup-check';
 import { tokenErrorDescription } from './token-error-description';
+import { verifyJwt, type VerifiedJwt } from './jws/verify-jwt';
 
 /**
  * Takes the raw Authorization header value (and, from the adapters, the request, for DPoP);
@@ -33,8 +34,9 @@ interface CachedToken {
   expiresAt: number;
   /** What verified it, asked at each hit whether that key is still in a fresh set. */
   source: KeySource;
+  /** The header's kid when a string: as the key lookup reads it. */
   kid: string | undefined;
-  key: unknown;
+  key: KeyObject;
 }
 
 /**
@@ -45,15 +47,17 @@ interface CachedToken {
 export function bearerJwt(config: BearerJwtConfig): BearerJwtHandler {
   const { issuers, maxHeaderBytes, cache: cacheSettings, dpop, strict, expRequiredByDefault } = readBearerJwtConfig(config);
   const chooseIssuer = issuerChooser(issuers);
-  const verify = async (token: string, { keys, options }: IssuerVerifier): Promise<JWTVerifyResult & { key?: unknown }> => {
-    const { key, algorithms } = await keys.current();
-    return typeof key === 'function' ? jwtVerify(token, key as JWTVerifyGetKey, { ...options, algorithms }) : jwtVerify(token, key, { ...options, algorithms });
+  const verify = (token: string, { keys, checkClaims }: IssuerVerifier): VerifiedJwt | Promise<VerifiedJwt> => {
+    const current = keys.current();
+    return current instanceof Promise
+      ? current.then(({ lookup, algorithms }) => verifyJwt(token, algorithms, lookup, checkClaims))
+      : verifyJwt(token, current.algorithms, current.lookup, checkClaims);
   };
   const cache = new LruCache<string, CachedToken>(cacheSettings.size);
   // Started now, so a wrong key-set URL shows at start-up rather than as the first requests' 401s.
   const ready = startupCheck(issuers.map((issuer) => issuer.keys), strict);
 
-  // A token verified before is answered at once, without a promise (see verifyForRequest).
+  // A token verified before is answered at once, and so is a new one whose key is at hand (see verifyForRequest).
   const verifyToken = (token: string): VerifiedPayload | Promise<VerifiedPayload> => {
     const key = cacheKey(token);
     const cached = cache.get(key);
@@ -66,18 +70,24 @@ export function bearerJwt(config: BearerJwtConfig): BearerJwtHandler {
     return verifyAndCache(token);
   };
 
-  const verifyAndCache = async (token: string): Promise<VerifiedPayload> => {
-    let verified: JWTVerifyResult & { key?: unknown };
-    let issuer: IssuerVerifier;
-    try {
-      issuer = chooseIssuer(token);
-      verified = await verify(token, issuer);
-    } catch (error) {
+  const verifyAndCache = (token: string): VerifiedPayload | Promise<VerifiedPayload> => {
+    const failed = (error: unknown): never => {
       throw toJsonWebTokenError(error, expRequiredByDefault);
+    };
+    try {
+      const issuer = chooseIssuer(token);
+      const verified = verify(token, issuer);
+      const cached = (result: VerifiedJwt): VerifiedPayload => remember(token, issuer, result);
+      return verified instanceof Promise ? verified.then(cached, failed) : cached(verified);
+    } catch (error) {
+      return failed(error);
     }
-    const payload = deepFreeze(verified.payload as VerifiedPayload);
-    cache.set(cacheKey(token), { token, payload, expiresAt: cacheExpiry(payload, cacheSettings), source: issuer.keys, kid: verified.protectedHeader.kid, key: verified.key });
-    return payload;
+  };
+
+  const remember = (token: string, issuer: IssuerVerifier, { payload, header, key }: VerifiedJwt): VerifiedPayload => {
+    const frozen = deepFreeze(payload as VerifiedPayload);
+    cache.set(cacheKey(token), { token, payload: frozen, expiresAt: cacheExpiry(frozen, cacheSettings), source: issuer.keys, kid: typeof header.kid === 'string' ? header.kid : undefined, key });
+    return frozen;
   };
 
   return Object.assign(schemeHandler(verifyToken, maxHeaderBytes, dpop), { ready });
@@ -104,8 +114,9 @@ function cacheExpiry(payload: VerifiedPayload, settings: { ttlSeconds: number; m
 }
 
 /**
- * Whatever jose throws (its JOSEErrors, but also TypeErrors on odd input) becomes one error class;
- * its description is chosen from the code and claim only, as jose's message quotes the token.
+ * Whatever stops a token (a JwtCheckFailure with jose's codes, a key set that cannot be fetched,
+ * an error thrown on odd input) becomes one error class; its description is chosen from the code
+ * and claim only, as the messages may quote the token.
  */
 function toJsonWebTokenError(error: unknown, expRequiredByDefault: boolean): JsonWebTokenError {
   if (error instanceof JsonWebTokenError) return error;

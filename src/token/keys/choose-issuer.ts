@@ -1,19 +1,22 @@
-import { decodeJwt, type JWTVerifyOptions } from 'jose';
+import { decodeJwt } from 'jose';
 import { JsonWebTokenError } from '../errors';
+import type { ClaimCheckOptions, ClaimsCheck } from '../jws/claim-checks';
 import type { KeySource } from './key-set';
 
 /** What verifies the tokens of one accepted issuer (or list of issuers): its keys and its checks. */
 export interface IssuerVerifier {
   keys: KeySource;
-  /** jose's options; `issuer` is always set, so jose checks again the iss this entry was chosen by. */
-  options: JWTVerifyOptions & { issuer: string | string[] };
+  /** `issuer` is always set, so the claims check tests again the iss this entry was chosen by. */
+  options: ClaimCheckOptions & { issuer: string | string[] };
+  /** The checks of `options`, prepared once. */
+  checkClaims: ClaimsCheck;
 }
 
 /**
  * Picks the one entry whose issuer the token claims. The iss is read from the unverified payload
  * only to choose; the chosen entry alone then verifies the token, with its own keys and its own
  * issuer check, so a token signed by one tenant's key but naming another's iss fails there.
- * With a single entry nothing is decoded: jose's issuer check is the whole answer.
+ * With a single entry nothing is decoded: the claims check of iss is the whole answer.
  */
 export function issuerChooser(verifiers: readonly IssuerVerifier[]): (token: string) => IssuerVerifier {
   const [only] = verifiers;

@@ -1,7 +1,7 @@
 import { shownUrl } from '../../net/shown-url';
 import { ASYMMETRIC_ALGORITHMS } from './algorithms';
 import { fetchJsonBounded, MAX_DOCUMENT_BYTES, RemoteJsonError, type FetchLimits } from './fetch-json-bounded';
-import { checkKeySet, KeySetUnavailableError, RemoteKeySet, unavailableProblem, type KeySetTimings, type KeySource } from './key-set';
+import { checkKeySet, KeySetUnavailableError, RemoteKeySet, unavailableProblem, type KeySetTimings, type KeySource, type VerificationKeys } from './key-set';
 
 /** What svcgate reads of an issuer's metadata; the rest of the document is ignored. */
 export interface IssuerMetadata {
@@ -18,27 +18,31 @@ export interface IssuerMetadata {
 export function discoveredKeys(base: URL, issuers: readonly string[], algorithms: string[] | undefined, timings: KeySetTimings, at: string): KeySource {
   const metadata = new IssuerMetadataSource(base, issuers, timings);
   let set: RemoteKeySet | undefined;
+  // The keys of the metadata last read: a request finds them without a promise while that metadata is at hand.
+  let last: { metadata: IssuerMetadata; keys: VerificationKeys } | undefined;
 
-  const resolve = async (): Promise<{ set: RemoteKeySet; algorithms: string[] }> => {
-    const found = await metadata.get();
+  const keysOf = (found: IssuerMetadata): VerificationKeys => {
+    if (last?.metadata === found) return last.keys;
     const allowed = algorithms ?? found.algorithms;
     if (allowed.length === 0) {
       throw new KeySetUnavailableError(`the metadata of ${shownUrl(base)} lists no signing algorithm a key set verifies (id_token_signing_alg_values_supported); set algorithms`);
     }
     if (set?.url.href !== found.jwksUri.href) set = new RemoteKeySet(found.jwksUri, timings);
-    return { set, algorithms: allowed };
+    last = { metadata: found, keys: { lookup: set.lookup, algorithms: new Set(allowed) } };
+    return last.keys;
   };
+  const resolve = async (): Promise<VerificationKeys> => keysOf(await metadata.get());
 
   return {
-    current: async () => {
-      const resolved = await resolve();
-      return { key: resolved.set.getKey, algorithms: resolved.algorithms };
+    current: () => {
+      const atHand = metadata.atHand();
+      return atHand === undefined ? resolve() : keysOf(atHand);
     },
     stillServes: (kid, key) => set?.stillServes(kid, key) ?? false,
     check: async () => {
       try {
-        const resolved = await resolve();
-        return await checkKeySet(resolved.set, resolved.algorithms, at);
+        const keys = await resolve();
+        return await checkKeySet(set!, [...keys.algorithms], at);
       } catch (error) {
         return [unavailableProblem(error, at)];
       }
@@ -63,10 +67,16 @@ export class IssuerMetadataSource {
     private readonly timings: KeySetTimings,
   ) {}
 
-  async get(): Promise<IssuerMetadata> {
+  /** The metadata when no fetch is due: younger than cacheMaxAge, or kept after a refresh that failed within the cooldown. */
+  atHand(): IssuerMetadata | undefined {
     const last = this.last;
     const now = Date.now();
-    if (last !== undefined && (now - last.fetchedAt < this.timings.cacheMaxAge || now - this.failedAt < this.timings.cooldownDuration)) return last.metadata;
+    return last !== undefined && (now - last.fetchedAt < this.timings.cacheMaxAge || now - this.failedAt < this.timings.cooldownDuration) ? last.metadata : undefined;
+  }
+
+  async get(): Promise<IssuerMetadata> {
+    const atHand = this.atHand();
+    if (atHand !== undefined) return atHand;
     try {
       return await this.refresh();
     } catch (error) {

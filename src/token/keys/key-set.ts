@@ -1,9 +1,13 @@
 import { createPublicKey, KeyObject, type JsonWebKey } from 'node:crypto';
-import { createLocalJWKSet, type JSONWebKeySet, type JWK, type JWTVerifyGetKey } from 'jose';
+import type { JWK } from 'jose';
 import { shownUrl } from '../../net/shown-url';
 import { ConfigError } from '../../policy/compile/config-error';
 import { algorithmsForKey } from './algorithms';
 import { fetchJsonBounded, MAX_DOCUMENT_BYTES, RemoteJsonError } from './fetch-json-bounded';
+import { JwtCheckFailure } from '../jws/jwt-check-failure';
+import { localJwkSet, type JwkSetLookup } from '../jws/local-jwk-set';
+import type { JwsHeader } from '../jws/read-compact';
+import type { KeyLookup } from '../jws/verify-jwt';
 
 /** Milliseconds, named and defaulted as in jose's createRemoteJWKSet and express-oauth2-jwt-bearer. */
 export interface KeySetTimings {
@@ -32,8 +36,8 @@ export class KeySetUnavailableError extends Error {
 
 /** What a token is verified with at this moment. */
 export interface VerificationKeys {
-  key: Uint8Array | KeyObject | JWTVerifyGetKey;
-  algorithms: string[];
+  lookup: KeyLookup;
+  algorithms: ReadonlySet<string>;
 }
 
 /** Something the start-up check found: a warning, or with `strict` the error ready() rejects with. */
@@ -47,7 +51,7 @@ export interface KeySource {
   /** Rejects with KeySetUnavailableError when they cannot be fetched. */
   current(): VerificationKeys | Promise<VerificationKeys>;
   /**
-   * Whether a token verified earlier with `key` (jose's resolved key) under the header's `kid` may
+   * Whether a token verified earlier with `key` under the header's `kid` may
    * still be served from the token cache: the key is in the current set, which is younger than
    * cacheMaxAge. Otherwise the token is verified again, which refetches a stale set.
    */
@@ -59,15 +63,15 @@ export interface KeySource {
 const FILE = '<bearerJwt config>';
 
 /** A secret, a public key or a local JWK set: nothing to fetch, and a cached token's key never leaves. */
-export function fixedKeys(key: VerificationKeys['key'], algorithms: string[]): KeySource {
-  const keys = { key, algorithms };
+export function fixedKeys(key: KeyObject | JwkSetLookup, algorithms: string[]): KeySource {
+  const keys: VerificationKeys = { lookup: key instanceof KeyObject ? () => key : key, algorithms: new Set(algorithms) };
   return { current: () => keys, stillServes: () => true, check: async () => [] };
 }
 
 /** The JWK set at `url` (configured at `at`, e.g. `$.jwks`), fetched, refreshed and bounded by `timings`. */
 export function remoteKeys(url: URL, algorithms: string[], timings: KeySetTimings, at: string): KeySource {
   const set = new RemoteKeySet(url, timings);
-  const keys = { key: set.getKey, algorithms };
+  const keys: VerificationKeys = { lookup: set.lookup, algorithms: new Set(algorithms) };
   return {
     current: () => keys,
     stillServes: (kid, key) => set.stillServes(kid, key),
@@ -109,7 +113,7 @@ export function unavailableProblem(error: unknown, at: string): StartupProblem {
 
 /** One fetched key set. */
 interface Snapshot {
-  readonly getKey: JWTVerifyGetKey;
+  readonly lookup: JwkSetLookup;
   /** Date.now() when it arrived. */
   readonly fetchedAt: number;
   readonly keys: readonly KeyEntry[];
@@ -139,19 +143,24 @@ export class RemoteKeySet {
     private readonly timings: KeySetTimings,
   ) {}
 
-  readonly getKey: JWTVerifyGetKey = async (header, token) => {
-    const snapshot = await this.loaded();
+  /** The key for a token's header: at once from a fresh set, else once the set is fetched. */
+  readonly lookup = (header: JwsHeader): KeyObject | Promise<KeyObject> => {
+    const snapshot = this.snapshot;
+    return snapshot !== undefined && this.fresh(snapshot) ? this.lookupIn(snapshot, header) : this.reload().then((loaded) => this.lookupIn(loaded, header));
+  };
+
+  private lookupIn(snapshot: Snapshot, header: JwsHeader): KeyObject | Promise<KeyObject> {
     try {
-      return await snapshot.getKey(header, token);
+      return snapshot.lookup(header);
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'ERR_JWKS_NO_MATCHING_KEY') throw error;
+      if (!(error instanceof JwtCheckFailure) || error.code !== 'ERR_JWKS_NO_MATCHING_KEY') throw error;
       // Another lookup may have brought a newer set meanwhile; else fetch, unless one was fetched just now.
       const latest = this.snapshot ?? snapshot;
-      if (latest !== snapshot) return latest.getKey(header, token);
+      if (latest !== snapshot) return latest.lookup(header);
       if (Date.now() < latest.fetchedAt + this.timings.cooldownDuration) throw error;
-      return (await this.reload()).getKey(header, token);
+      return this.reload().then((reloaded) => reloaded.lookup(header));
     }
-  };
+  }
 
   stillServes(kid: string | undefined, key: unknown): boolean {
     const snapshot = this.snapshot;
@@ -190,14 +199,14 @@ export class RemoteKeySet {
   }
 }
 
-/** The JWK members a verifying key is made of; anything else the provider sent is left out, so no odd value reaches jose. */
+/** The JWK members a verifying key is made of; anything else the provider sent is left out, so no odd value reaches the key import. */
 const STRING_MEMBERS = ['kty', 'kid', 'alg', 'use', 'crv', 'x', 'y', 'n', 'e'] as const;
 
 function readSnapshot(json: unknown, shown: string): Snapshot {
   const keys = (json as { keys?: unknown } | null)?.keys;
   if (typeof json !== 'object' || json === null || !Array.isArray(keys)) throw new KeySetUnavailableError(`the key set ${shown} is not a JWK set ({ "keys": [...] })`);
   const jwks: JWK[] = keys.filter((key): key is Record<string, unknown> => typeof key === 'object' && key !== null && !Array.isArray(key)).map(publicMembers);
-  return { getKey: createLocalJWKSet({ keys: jwks } as JSONWebKeySet), fetchedAt: Date.now(), keys: jwks.flatMap(keyEntry) };
+  return { lookup: localJwkSet(jwks as unknown as Record<string, unknown>[]), fetchedAt: Date.now(), keys: jwks.flatMap(keyEntry) };
 }
 
 function publicMembers(key: Record<string, unknown>): JWK {
@@ -234,7 +243,7 @@ const identities = new WeakMap<KeyObject, string>();
 
 /**
  * The key's public members as Node exports them, so a JWK written with other padding or member
- * order is the same key. Remembered per KeyObject: jose's local set hands out one per key.
+ * order is the same key. Remembered per KeyObject: a set's lookup hands out one per key and algorithm.
  * undefined for a key Node cannot export as a JWK, which then matches nothing (a cache miss,
  * never an error on the request's path).
  */

@@ -1,5 +1,5 @@
 import { createPublicKey, createSecretKey, KeyObject } from 'node:crypto';
-import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
+import { localJwkSet, type JwkSetLookup } from '../jws/local-jwk-set';
 import { ConfigError } from '../../policy/compile/config-error';
 import { algorithmsForKey, algorithmsForKeyType, describeKey, HMAC_ALGORITHMS } from './algorithms';
 import { detectKeyMaterial, type KeyMaterial } from './detect-key-material';
@@ -16,16 +16,12 @@ export type LocalJwkSet = { keys: Record<string, unknown>[] };
  * and checked against the algorithms. `at` is the JSON path of the object holding the fields
  * (`$`, or an entry of `issuers`).
  */
-export function readKey(secret: ConfiguredSecret | undefined, jwks: LocalJwkSet | undefined, algorithms: string[], at: string): Uint8Array | KeyObject | JWTVerifyGetKey {
+export function readKey(secret: ConfiguredSecret | undefined, jwks: LocalJwkSet | undefined, algorithms: string[], at: string): KeyObject | JwkSetLookup {
   if (secret !== undefined && jwks !== undefined) throw new ConfigError(FILE, at, 'both secret and jwks are given', 'give secret for one key, or jwks for a key set');
   if (jwks !== undefined) {
     const hmac = hmacOf(algorithms);
     if (hmac.length > 0) throw new ConfigError(FILE, `${at}.algorithms`, `${hmac.join(', ')} cannot be used with a JWK set`, 'list the asymmetric algorithms of the set, e.g. ["RS256"]');
-    try {
-      return createLocalJWKSet(jwks as unknown as Parameters<typeof createLocalJWKSet>[0]);
-    } catch (error) {
-      throw new ConfigError(FILE, `${at}.jwks`, `invalid JWK set: ${(error as Error).message}`, 'give { keys: [ ...public JWKs ] }');
-    }
+    return localJwkSet(jwks.keys);
   }
   if (secret === undefined) throw new ConfigError(FILE, `${at}.secret`, 'no key is given', 'give secret (an HMAC secret or a public key) or jwks');
   const key = toKey(secret, algorithms, at);
@@ -33,13 +29,13 @@ export function readKey(secret: ConfiguredSecret | undefined, jwks: LocalJwkSet 
   return key;
 }
 
-function toKey(secret: ConfiguredSecret, algorithms: string[], at: string): Uint8Array | KeyObject {
+function toKey(secret: ConfiguredSecret, algorithms: string[], at: string): KeyObject {
   if (secret instanceof KeyObject) return checkKeyObject(secret, algorithms, at);
   const material = detectKeyMaterial(secret);
   if (material !== undefined) return importKeyMaterial(material, algorithms, at);
   const bytes = typeof secret === 'string' ? new TextEncoder().encode(secret) : new Uint8Array(secret);
   if (bytes.length === 0) throw new ConfigError(FILE, `${at}.secret`, 'the secret is empty', 'use a random secret of at least 32 bytes');
-  // Imported once: given bytes, jose would import them again for every token it verifies.
+  // Imported once, and its HMAC check made once (see signature-check.ts).
   return createSecretKey(bytes);
 }
 
@@ -90,15 +86,15 @@ function hmacOf(algorithms: string[]): string[] {
  * The key decides which algorithms can be right, by its type and curve: an HMAC secret never
  * verifies RS256 (nor the reverse), a P-256 key verifies ES256 only.
  */
-function checkKeyFitsAlgorithms(key: Uint8Array | KeyObject, algorithms: string[], at: string): void {
-  const secret = key instanceof Uint8Array || key.type === 'secret';
+function checkKeyFitsAlgorithms(key: KeyObject, algorithms: string[], at: string): void {
+  const secret = key.type === 'secret';
   const fitting = secret ? HMAC_ALGORITHMS : algorithmsForKey(key);
   const misfits = algorithms.filter((algorithm) => !fitting.includes(algorithm));
   if (misfits.length > 0) {
     const kind = secret ? 'an HMAC secret' : describeKey(key);
     throw new ConfigError(FILE, `${at}.algorithms`, `${misfits.join(', ')} cannot be verified with ${kind}`, `use ${fitting.join(', ') || 'another key'}`);
   }
-  const length = key instanceof Uint8Array ? key.length : key.type === 'secret' ? key.symmetricKeySize ?? 0 : Infinity;
+  const length = key.type === 'secret' ? key.symmetricKeySize ?? 0 : Infinity;
   if (length < MIN_SECRET_BYTES) {
     process.emitWarning(`the HMAC secret has ${length} bytes; RFC 8725 asks for at least ${MIN_SECRET_BYTES}`, { code: 'SVCGATE_WEAK_SECRET' });
   }
