@@ -3,7 +3,7 @@
 # tests run toMongo's filters on FerretDB), policy.wasm and the TypeScript build.
 SHELL := /bin/bash
 
-.PHONY: build run fleet test test-policy fuzz bench lint docs opa ferretdb clean
+.PHONY: build run fleet cluster test test-policy fuzz bench lint docs opa ferretdb clean
 
 build: node_modules/.package-lock.json opa ferretdb dist/cjs/index.js dist/policy.wasm
 
@@ -27,6 +27,9 @@ run: build
 
 fleet: build
 	node examples/fleet/run.mjs
+
+cluster: build
+	node examples/cluster/primary.mjs
 
 test: build
 	bash scripts/test-all.sh
