@@ -27,9 +27,7 @@ export function readCompact(token: string, algorithms: ReadonlySet<string>): Com
   const first = token.indexOf('.');
   const second = first < 0 ? -1 : token.indexOf('.', first + 1);
   if (second < 0 || token.indexOf('.', second + 1) >= 0) throw new JwtCheckFailure('ERR_JWS_INVALID', 'Invalid Compact JWS');
-  const headerPart = token.slice(0, first);
-  const header = headerPart === '' ? {} : readHeader(headerPart);
-  const unencodedPayload = readCrit(header);
+  const { header, unencodedPayload } = readProtectedHeader(token.slice(0, first));
   const { alg } = header;
   if (typeof alg !== 'string' || alg === '') throw new JwtCheckFailure('ERR_JWS_INVALID', 'JWS "alg" (Algorithm) Header Parameter missing or invalid');
   if (!algorithms.has(alg)) throw new JwtCheckFailure('ERR_JOSE_ALG_NOT_ALLOWED', '"alg" (Algorithm) Header Parameter value not allowed');
@@ -39,6 +37,25 @@ export function readCompact(token: string, algorithms: ReadonlySet<string>): Com
 /** Node's base64url decoder, as jose's: it skips characters outside the alphabet and accepts padding. */
 export function decodeJson(part: string): unknown {
   return JSON.parse(utf8.decode(Buffer.from(part, 'base64url')));
+}
+
+/** An issuer signs every token with one of a few headers: each is read once. */
+const HEADERS_KEPT = 64;
+/** Longer headers are read every time, so that no large text is kept. */
+const LONGEST_KEPT = 512;
+const readHeaders = new Map<string, { header: JwsHeader; unencodedPayload: boolean }>();
+
+function readProtectedHeader(part: string): { header: JwsHeader; unencodedPayload: boolean } {
+  const known = readHeaders.get(part);
+  if (known !== undefined) return known;
+  const header = part === '' ? {} : readHeader(part);
+  const read = { header: Object.freeze(header), unencodedPayload: readCrit(header) };
+  if (part.length <= LONGEST_KEPT) {
+    // Many distinct headers (a client making them up) only cost what reading them costs anyway.
+    if (readHeaders.size >= HEADERS_KEPT) readHeaders.clear();
+    readHeaders.set(part, read);
+  }
+  return read;
 }
 
 /**
