@@ -114,6 +114,9 @@ describe('bad configurations are ConfigErrors that name what is wrong', () => {
     ['a secret of another type', { issuer: ISSUER, secret: 42 }, 'secret must be a string, a Buffer or a KeyObject'],
     ['an unknown option (a typo)', { ...HS256, audiance: 'x' }, 'Unrecognized key'],
     ['a negative clockTolerance', { ...HS256, clockTolerance: -1 }, '$.clockTolerance'],
+    // Read once at start-up: before, a misspelt duration reached jose with every token, and every token was a 401.
+    ['a clockTolerance that is not a duration', { ...HS256, clockTolerance: '5 secondz' }, '$.clockTolerance: "5 secondz" is not a duration'],
+    ['a maxTokenAge that is not a duration', { ...HS256, maxTokenAge: 'one hour' }, '$.maxTokenAge: "one hour" is not a duration'],
   ])('%s', (_name, config, text) => {
     let error: unknown;
     try {

@@ -58,6 +58,16 @@ test('maxTokenAge bounds cached entries', async () => {
   await expect(verify(jwt)).rejects.toBeInstanceOf(JsonWebTokenError);
 });
 
+test('a maxTokenAge given as a duration string is cached and bounds cached entries too', async () => {
+  // Before durations were read at start-up, such tokens were never cached: each request verified again.
+  const verify = bearerJwt({ ...HS256, maxTokenAge: '1s', clockTolerance: '0s' });
+  const jwt = `Bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setIssuer(ISSUER).setIssuedAt(now()).setExpirationTime('1h').sign(key)}`;
+  const first = await verify(jwt);
+  expect(await verify(jwt)).toBe(first);
+  await new Promise((resolve) => setTimeout(resolve, 2100));
+  await expect(verify(jwt)).rejects.toBeInstanceOf(JsonWebTokenError);
+});
+
 test('cache: false and a bad cache option', async () => {
   const verify = bearerJwt({ ...HS256, cache: false });
   const jwt = `Bearer ${await token()}`;
