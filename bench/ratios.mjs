@@ -1,4 +1,5 @@
-// The cost ratio of two servers, shared by run.mjs and telemetry.mjs.
+// The cost ratio of two servers, shared by run.mjs, peers.mjs and telemetry.mjs.
+import { readFileSync } from 'node:fs';
 
 // Several ratios sit near their targets, where the median of 5 windows moved by 0.04 between runs.
 export const WINDOWS = 9;
@@ -9,18 +10,43 @@ export const WINDOWS = 9;
  * answer is the inverse ratio of their costs per request. A change in the machine's speed hits
  * both at once, so this ratio stays within a few percent where alternating runs of the same
  * scenario moved by 30% on the 2-core machine. Median of WINDOWS windows after a warm-up.
- * `run(name, seconds)` loads one server for that long.
+ * `run(name, seconds)` loads one server for that long, from this process. `loadCpu`: the share of
+ * a CPU this process (the load generator) used over the windows; near 1, it may have set the pace.
+ *
+ * The scheduler shares the CPU between threads, not processes: a server that hands work to libuv's
+ * threads (jose verifies RSA, EC and Ed25519 signatures with the callback form of crypto.verify)
+ * gets more than half of it, and its requests ratio flatters it. With `pidOf(name)` (the server's
+ * process id), `perCpu` is also given: the ratio of requests per CPU second, all threads counted,
+ * which does not depend on how the CPU was shared.
  */
-export async function simultaneousRatio(run, name, twin) {
+export async function simultaneousRatio(run, name, twin, { windows = WINDOWS, pidOf } = {}) {
   await Promise.all([run(name, 2), run(twin, 2)]);
   const ratios = [];
-  for (let window = 0; window < WINDOWS; window++) {
+  const perCpu = [];
+  const cpu = process.cpuUsage();
+  const t0 = performance.now();
+  for (let window = 0; window < windows; window++) {
+    const before = pidOf && [cpuSeconds(pidOf(name)), cpuSeconds(pidOf(twin))];
     const [guarded, unguarded] = await Promise.all([run(name, 3), run(twin, 3)]);
     ratios.push(guarded.requests.total / unguarded.requests.total);
+    if (pidOf) perCpu.push(guarded.requests.total / (cpuSeconds(pidOf(name)) - before[0]) / (unguarded.requests.total / (cpuSeconds(pidOf(twin)) - before[1])));
   }
+  const used = process.cpuUsage(cpu);
+  const loadCpu = (used.user + used.system) / 1000 / (performance.now() - t0);
   ratios.sort((a, b) => a - b);
-  process.stderr.write(`simultaneous ${name} / ${twin}: ${ratios.map((r) => r.toFixed(3)).join(' ')}\n`);
-  return { value: median(ratios), low: ratios[0], high: ratios[ratios.length - 1] };
+  process.stderr.write(`simultaneous ${name} / ${twin}: ${ratios.map((r) => r.toFixed(3)).join(' ')} (load generator ${Math.round(loadCpu * 100)}% of a CPU)\n`);
+  const ratio = { value: median(ratios), low: ratios[0], high: ratios[ratios.length - 1], loadCpu };
+  if (!pidOf) return ratio;
+  perCpu.sort((a, b) => a - b);
+  process.stderr.write(`  per CPU second: ${perCpu.map((r) => r.toFixed(3)).join(' ')}\n`);
+  return { ...ratio, perCpu: { value: median(perCpu), low: perCpu[0], high: perCpu[perCpu.length - 1] } };
+}
+
+/** User and system CPU seconds of a process so far, all its threads (Linux /proc; clock ticks of 1/100 s). */
+function cpuSeconds(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 export function median(values) {

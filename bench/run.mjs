@@ -1,8 +1,10 @@
 // `npm run bench`: every scenario in one run, side by side, and the ratios of each guarded
 // scenario to its unguarded twin; then the evaluator alone, its memory, the compile cost of a
 // large ACL, the event-loop stall while a bundle is activated under load, and in-process decisions
-// against an OPA sidecar. Writes bench/results.md. BENCH_SECONDS sets the seconds per scenario (default 10),
-// BENCH_ROUNDS the rounds they are split into (default 10).
+// against an OPA sidecar; svcgate beside the floor and its peers (peers.mjs). Writes bench/results.md.
+// BENCH_SECONDS sets the seconds per scenario (default 10), BENCH_ROUNDS the rounds they are split
+// into (default 10), BENCH_PEER_WINDOWS the windows per pair of the peers (default 7).
+// BENCH_ONLY=peers runs only the peers' section and prints it, leaving results.md as it is.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,9 +14,10 @@ import { fileURLToPath } from 'node:url';
 import { activationStall } from './activation-stall.mjs';
 import { median, simultaneousRatio, WINDOWS } from './ratios.mjs';
 import { largeApi } from './large-acl.mjs';
+import { peerLines, peers } from './peers.mjs';
 import { load, pinLoadGenerator, PINNING, SCENARIOS, startServer } from './scenarios.mjs';
 import { sidecar } from './sidecar.mjs';
-import { signatureCosts } from './signatures.mjs';
+import { signatureCosts, signatureLines } from './signatures.mjs';
 import { telemetryCost, telemetryLines } from './telemetry.mjs';
 import { coldRequests, requestPool, signedPools } from './tokens.mjs';
 
@@ -56,7 +59,7 @@ async function httpScenarios() {
       }
     }
     simultaneous = {};
-    for (const [name, twin] of PAIRS) simultaneous[`${name}/${twin}`] = await simultaneousRatio(run, name, twin);
+    for (const [name, twin] of PAIRS) simultaneous[`${name}/${twin}`] = await simultaneousRatio(run, name, twin, { pidOf: (server) => servers[server].child.pid });
   } finally {
     for (const { child } of Object.values(servers)) child.kill();
     signed.close();
@@ -73,7 +76,7 @@ async function httpScenarios() {
     alternating: scenario.twin && alternating(scenario.name, scenario.twin),
     ratio: scenario.twin && simultaneous[`${scenario.name}/${scenario.twin}`],
   }));
-  return { rows, oasShare: simultaneous['oas-acl/oas-security'], oasShareOfDenies: simultaneous['oas-acl/oas-deny-half'] };
+  return { rows, simultaneous, oasShare: simultaneous['oas-acl/oas-security'], oasShareOfDenies: simultaneous['oas-acl/oas-deny-half'] };
 }
 
 // Each guarded scenario with its twin, and svcgate's own share on @oas-tools/core: against the
@@ -236,7 +239,12 @@ const ratioText = (ratio) => `${fmt(ratio.value, 2)} (${fmt(ratio.low, 2)}-${fmt
 const fmt = (n, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 pinLoadGenerator();
-const { rows: http, oasShare, oasShareOfDenies } = await httpScenarios();
+if (process.env.BENCH_ONLY === 'peers') {
+  console.log(peerLines(await peers()).join('\n'));
+  process.exit(0);
+}
+const { rows: http, simultaneous, oasShare, oasShareOfDenies } = await httpScenarios();
+const beside = await peers(simultaneous);
 const alone = await evaluatorAlone();
 const plan = await planCost();
 const large = await largeAcl();
@@ -271,7 +279,9 @@ const lines = [
   '',
   `Large ACL (1,000 roles x 1,000 paths, ${fmt(large.bytes / 2 ** 20, 2)} MiB of data JSON): compiled in ${fmt(large.compileMs)} ms (median of ${LARGE_COMPILES}, ${fmt(large.compileLowMs)}-${fmt(large.compileHighMs)}; target: 1,500, ${large.compileMs <= 1500 ? 'met' : 'MISSED'}), loaded into a new evaluator in ${fmt(large.loadMs)} ms (target: 1,000, ${large.loadMs <= 1000 ? 'met' : 'MISSED'}); OPA's heap holds ${fmt(large.heapBytes / 2 ** 20, 2)} MiB after loading it, ${fmt(large.heapBytes / large.bytes, 1)} times the JSON (target: 5, ${large.heapBytes / large.bytes <= 5 ? 'met' : 'MISSED'}), in a Wasm memory of ${fmt(large.memoryBytes / 2 ** 20, 1)} MiB (reserved; pages never written are not resident).`,
   '',
-  `Checking one token's signature, median of 1,000 distinct tokens in one process (bench/signatures.mjs): ${signatures.map((row) => `${row.alg} ${fmt(row.signatureUs, 1)} us (jose's whole jwtVerify, waits included: ${fmt(row.jwtVerifyUs, 1)} us)`).join('; ')}.`,
+  ...signatureLines(signatures),
+  '',
+  ...peerLines(beside),
   '',
   '## Bundle activation under load',
   '',

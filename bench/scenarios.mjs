@@ -28,6 +28,29 @@ export const SCENARIOS = [
 ];
 
 /**
+ * svcgate beside the floor and its peers (peers.mjs), each loaded at the same time as its bare
+ * twin: warm, the 1,000 rotating tokens of requestPool; cold, a new HS256 token and user every
+ * request (coldRequests), or for the asymmetric algorithms 1,000 tokens of new users signed
+ * beforehand (signedPools), svcgate's caches off. `group` is the column of the peers' table, `peer`
+ * its row. The floor and the peers cache nothing, so their asymmetric rows serve warm and cold.
+ */
+const HS256_GROUPS = [
+  { group: 'HS256 warm', twin: 'express-bare' },
+  { group: 'HS256 cold', twin: 'express-bare-cold', cold: true },
+];
+const SIGNED_PEERS = { RS256: ['floor', 'oauth2-bearer', 'express-jwt'], ES256: ['floor', 'oauth2-bearer'], EdDSA: ['floor', 'oauth2-bearer'] };
+export const PEER_SCENARIOS = [
+  { name: 'trivial-http', label: 'node:http answering a fixed 200, no work', path: userPath },
+  ...HS256_GROUPS.flatMap(({ group, twin, cold }) =>
+    ['floor', 'oauth2-bearer', 'express-jwt'].map((peer) => ({ name: `${peer}-hs256${cold ? '-cold' : ''}`, server: `${peer}-hs256`, peer, group, twin, cold, path: userPath })),
+  ),
+  ...Object.entries(SIGNED_PEERS).flatMap(([alg, peers]) =>
+    peers.map((peer) => ({ name: `${peer}-${alg.toLowerCase()}`, server: `${peer}-signed`, env: { BENCH_ALG: alg }, signed: alg, peer, group: `${alg} cold`, twin: 'express-bare-cold', path: userPath })),
+  ),
+  { name: 'express-acl-rs256-warm', server: 'express-acl-signed', env: { BENCH_ALG: 'RS256', BENCH_CACHES: 'on' }, signed: 'RS256', peer: 'svcgate', group: 'RS256 warm', twin: 'express-bare-cold', path: userPath },
+];
+
+/**
  * With taskset and two or more CPUs, servers run on the last CPU and the load generator on the
  * others, so neither takes time from the other, and twins loaded together share one CPU.
  */
@@ -44,7 +67,7 @@ export function pinLoadGenerator() {
 
 /** Starts server.mjs for one scenario (by its `server`, else its name) in a process of its own; resolves once it listens. */
 export function startServer(name, env = {}) {
-  const scenario = SCENARIOS.find((candidate) => candidate.name === name);
+  const scenario = [...SCENARIOS, ...PEER_SCENARIOS].find((candidate) => candidate.name === name);
   const server = scenario?.server ?? name;
   env = { ...scenario?.env, ...env };
   const command = [process.execPath, join(HERE, 'server.mjs'), server];

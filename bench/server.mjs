@@ -1,7 +1,9 @@
 // One benchmark scenario per process (the @oas-tools/core chain is module state, and a server must
 // not share its event loop with the load generator). Usage: node server.mjs <scenario>; prints
 // "PORT <n>" once listening on 127.0.0.1.
+import { createHmac, createPublicKey, createSecretKey, timingSafeEqual, verify } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { Session } from 'node:inspector';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -36,12 +38,14 @@ const scenarios = {
     return app;
   },
   // The same route with an asymmetric algorithm's keys from a JWK set (BENCH_JWKS_URL), and no
-  // caches, so that every request pays the signature check and an evaluation.
+  // caches, so that every request pays the signature check and an evaluation (BENCH_CACHES=on:
+  // both caches at their defaults, the warm twin of the same tokens).
   'express-acl-signed': () => {
     const { bearerJwt, bearerJwtAcl } = require('svcgate/auth');
     const app = require('express')();
-    const handler = bearerJwt({ issuer: JWT.issuer, audience: JWT.audience, jwks: process.env.BENCH_JWKS_URL, algorithms: [process.env.BENCH_ALG], cache: false });
-    app.use(bearerJwtAcl({ openapi: OPENAPI, handler, acl: ACL, decisionCacheSize: 0 }));
+    const warm = process.env.BENCH_CACHES === 'on';
+    const handler = bearerJwt({ issuer: JWT.issuer, audience: JWT.audience, jwks: process.env.BENCH_JWKS_URL, algorithms: [process.env.BENCH_ALG], ...(warm ? {} : { cache: false }) });
+    app.use(bearerJwtAcl({ openapi: OPENAPI, handler, acl: ACL, ...(warm ? {} : { decisionCacheSize: 0 }) }));
     app.get('/api/v1/users/:userId', (req, res) => res.json(req.auth.filter(user(Number(req.params.userId)))));
     return app;
   },
@@ -74,7 +78,103 @@ const scenarios = {
   },
   svcapi: () => svcApi(false),
   'svcapi-acl': () => svcApi(true),
+  // The load generator's own limit: a server that answers without work (no Express, no routing).
+  'trivial-http': () => {
+    const body = JSON.stringify(user(1));
+    const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+    return createServer((req, res) => res.writeHead(200, headers).end(body));
+  },
+  // The floor and the peers (docs/performance.md, "svcgate beside its peers"): each verifies the
+  // token its own way and then applies the same permission, written by hand (permitByHand).
+  'floor-hs256': () => floor(hs256ByHand()),
+  'floor-signed': async () => floor(await signedByHand(process.env.BENCH_ALG)),
+  'oauth2-bearer-hs256': () => oauth2Bearer({ secret: JWT.secret, tokenSigningAlg: 'HS256' }),
+  'oauth2-bearer-signed': () => oauth2Bearer({ jwksUri: process.env.BENCH_JWKS_URL, tokenSigningAlg: process.env.BENCH_ALG }),
+  'express-jwt-hs256': () => expressJwt({ secret: JWT.secret, algorithms: ['HS256'] }),
+  'express-jwt-signed': () => expressJwt({ secret: require('jwks-rsa').expressJwtSecret({ jwksUri: process.env.BENCH_JWKS_URL }), algorithms: [process.env.BENCH_ALG] }),
 };
+
+/**
+ * The permission of examples/users-api for role `user`, by hand: GET /users/{userId} only for an
+ * id in the token's userId claim, the user without its password; 403 otherwise.
+ */
+function permitByHand(claims, req, res) {
+  const id = Number(req.params.userId);
+  if (claims?.role !== 'user' || !Array.isArray(claims.userId) || !claims.userId.includes(id)) return res.status(403).json({ error: 'forbidden' });
+  const { password, ...shown } = user(id);
+  res.json(shown);
+}
+
+/** Express with one route that verifies the token with `verifyByHand` (null: 401), no cache, and permits by hand. */
+function floor(verifyByHand) {
+  const app = require('express')();
+  app.get('/api/v1/users/:userId', (req, res) => {
+    const claims = verifyByHand(req.headers.authorization);
+    if (claims === null) return res.status(401).json({ error: 'invalid_token' });
+    permitByHand(claims, req, res);
+  });
+  return app;
+}
+
+/**
+ * The least a verifier of one key and one algorithm must do: check the signature over
+ * header.payload, parse the payload, check exp, iss and aud. The header is not parsed: with a
+ * single key for a single algorithm, the signature alone decides.
+ */
+function byHand(checkSignature) {
+  return (authorization) => {
+    if (typeof authorization !== 'string' || !authorization.startsWith('Bearer ')) return null;
+    const token = authorization.slice(7);
+    const first = token.indexOf('.');
+    const last = token.lastIndexOf('.');
+    if (first < 0 || first === last) return null;
+    if (!checkSignature(token.slice(0, last), Buffer.from(token.slice(last + 1), 'base64url'))) return null;
+    let claims;
+    try {
+      claims = JSON.parse(Buffer.from(token.slice(first + 1, last), 'base64url').toString());
+    } catch {
+      return null;
+    }
+    const audience = Array.isArray(claims?.aud) ? claims.aud : [claims?.aud];
+    if (typeof claims?.exp !== 'number' || claims.exp <= Date.now() / 1000 || claims.iss !== JWT.issuer || !audience.includes(JWT.audience)) return null;
+    return claims;
+  };
+}
+
+function hs256ByHand() {
+  const key = createSecretKey(Buffer.from(JWT.secret));
+  return byHand((input, signature) => {
+    const expected = createHmac('sha256', key).update(input).digest();
+    return signature.length === expected.length && timingSafeEqual(signature, expected);
+  });
+}
+
+/** The same with crypto.verify against the KeyObject of BENCH_ALG's key, imported once from the JWK set at BENCH_JWKS_URL. */
+async function signedByHand(alg) {
+  const { keys } = await (await fetch(process.env.BENCH_JWKS_URL)).json();
+  const key = createPublicKey({ key: keys.find((jwk) => jwk.alg === alg), format: 'jwk' });
+  const digest = { RS256: 'sha256', ES256: 'sha256', EdDSA: null }[alg];
+  const options = alg === 'ES256' ? { key, dsaEncoding: 'ieee-p1363' } : key;
+  return byHand((input, signature) => verify(digest, Buffer.from(input), options, signature));
+}
+
+/** express-oauth2-jwt-bearer's middleware (issuer and audience checked by it), then the same permission by hand. */
+function oauth2Bearer(options) {
+  const { auth } = require('express-oauth2-jwt-bearer');
+  const app = require('express')();
+  app.use(auth({ issuer: JWT.issuer, audience: JWT.audience, ...options }));
+  app.get('/api/v1/users/:userId', (req, res) => permitByHand(req.auth.payload, req, res));
+  return app;
+}
+
+/** express-jwt's middleware (issuer and audience checked by jsonwebtoken), then the same permission by hand. */
+function expressJwt(options) {
+  const { expressjwt } = require('express-jwt');
+  const app = require('express')();
+  app.use(expressjwt({ issuer: JWT.issuer, audience: JWT.audience, ...options }));
+  app.get('/api/v1/users/:userId', (req, res) => permitByHand(req.auth, req, res));
+  return app;
+}
 
 async function oasTools(auth) {
   const oas = require('@oas-tools/core');
