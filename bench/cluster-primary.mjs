@@ -1,7 +1,8 @@
 // The cluster bench's server: `node cluster-primary.mjs <scenario> <workers>` forks that many
 // workers of server.mjs's scenario with node:cluster, all on one port of 127.0.0.1 (a port 0 that
-// the first worker draws is shared by the others), and prints "PORT <n>" once every one listens.
-// SIGTERM stops the workers; a worker that dies is not replaced (a bench must not hide a crash).
+// the first worker draws is shared by the others), and prints
+// "PORT <n> PIDS <pid>,<pid>..." (the workers') once every one listens. SIGTERM stops the workers;
+// a worker that dies is not replaced (a bench must not hide a crash).
 import cluster from 'node:cluster';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +16,7 @@ let listening = 0;
 let stopping = false;
 cluster.on('listening', (_worker, address) => {
   listening += 1;
-  if (listening === count) console.log(`PORT ${address.port}`);
+  if (listening === count) console.log(`PORT ${address.port} PIDS ${Object.values(cluster.workers).map((worker) => worker.process.pid).join(',')}`);
 });
 cluster.on('exit', (worker, code, signal) => {
   if (!stopping) {

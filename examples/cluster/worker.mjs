@@ -23,7 +23,7 @@ const app = express();
 // For the example only: which process answered, so that `curl -i` (and the test) can see the
 // workers take turns. A real API has no reason to tell its callers its pids.
 app.use((_req, res, next) => {
-  res.set('x-worker', `${process.env.WORKER_SLOT}/${process.pid}`);
+  res.set('x-worker', `${process.env.WORKER_SLOT ?? 0}/${process.pid}`);
   next();
 });
 app.use(bearerJwtAcl({ openapi: join(USERS_API, 'openapi.yaml'), handler: bearerJwt(JWT), acl: { bearerAuth: join(USERS_API, 'permissions.yaml') } }));
