@@ -142,7 +142,15 @@ export function peerLines({ cells: table, check }) {
     ...ROWS.map(({ peer, label }) => `| ${label} | ${GROUPS.map((group) => cellOf(measure)(peer, group)).join(' | ')} |`),
   ];
   const headroom = check.trivial.rps / check.bare.rps;
-  const limited = headroom < 1.2;
+  const { guarded: trivialShare, twin: bareShare } = check.together.busy;
+  const verdict = [
+    headroom < 1.2
+      ? 'The load generator WAS the limit: alone, it could not drive a server that does nothing much faster than bare Express, so every ratio to a twin above is pulled toward 1.'
+      : 'Alone, the load generator drove the server that does nothing well above bare Express: it can send more than one Express server takes.',
+    trivialShare < 0.45
+      ? `Loaded together, the server that does nothing used ${fmt(trivialShare)} of the shared CPU and bare Express ${fmt(bareShare)}: the cheap server waited for requests (each of its 100 connections sends the next request only after the answer, through one load generator, while bare Express held the CPU), so where two servers' costs differ much, the requests ratio is pulled toward 1 and the ratio per CPU second is the one to read.`
+      : `Loaded together, the server that does nothing used ${fmt(trivialShare)} of the shared CPU and bare Express ${fmt(bareShare)}: both were kept busy, and the requests ratios measure the servers.`,
+  ].join(' ');
   return [
     '## svcgate beside its peers',
     '',
@@ -160,6 +168,6 @@ export function peerLines({ cells: table, check }) {
     '',
     ...targets,
     '',
-    `Load generator (one autocannon process, this one, on the load CPU): alone, median of ${CHECK_ROUNDS} alternating rounds of ${CHECK_SECONDS} s, a node:http server answering a fixed 200 without work took ${fmt(check.trivial.rps, 0)} req/s (the generator used ${fmt(check.trivial.cpu * 100, 0)}% of a CPU) and bare Express ${fmt(check.bare.rps, 0)} req/s (${fmt(check.bare.cpu * 100, 0)}%): ${fmt(headroom)} times; loaded at the same time, the trivial server answered ${ratioText(check.together)} times as many (per CPU second: ${ratioText(check.together.perCpu)}; load generator at ${fmt(check.together.loadCpu * 100, 0)}% of a CPU); over the pairs of this section it used at most ${fmt(check.busiest * 100, 0)}% of a CPU. ${limited ? 'The load generator WAS the limit: it could not drive a server that does nothing much faster than bare Express, so every ratio to a twin above is pulled toward 1.' : 'The load generator was not the limit: it drove the server that does nothing well above bare Express, so the servers, not the generator, set the ratios.'}`,
+    `Load generator (one autocannon process, this one, on the load CPU): alone, median of ${CHECK_ROUNDS} alternating rounds of ${CHECK_SECONDS} s, a node:http server answering a fixed 200 without work took ${fmt(check.trivial.rps, 0)} req/s (the generator used ${fmt(check.trivial.cpu * 100, 0)}% of a CPU) and bare Express ${fmt(check.bare.rps, 0)} req/s (${fmt(check.bare.cpu * 100, 0)}%): ${fmt(headroom)} times; loaded at the same time, the trivial server answered ${ratioText(check.together)} times as many (per CPU second: ${ratioText(check.together.perCpu)}; load generator at ${fmt(check.together.loadCpu * 100, 0)}% of a CPU); over the pairs of this section it used at most ${fmt(check.busiest * 100, 0)}% of a CPU. ${verdict}`,
   ];
 }

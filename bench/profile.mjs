@@ -4,13 +4,15 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { load, pinLoadGenerator, SCENARIOS, startServer } from './scenarios.mjs';
+import { load, PEER_SCENARIOS, pinLoadGenerator, SCENARIOS, startServer } from './scenarios.mjs';
 import { coldRequests, requestPool, signedPools } from './tokens.mjs';
 
 const [name, seconds = '10'] = process.argv.slice(2);
-const scenario = SCENARIOS.find((s) => s.name === name);
+// The peers' scenarios too (the floor, express-oauth2-jwt-bearer, express-jwt), to compare profiles.
+const ALL = [...SCENARIOS, ...PEER_SCENARIOS];
+const scenario = ALL.find((s) => s.name === name);
 if (!scenario) {
-  console.error(`usage: npm run bench:profile -- <scenario> [seconds]; scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  console.error(`usage: npm run bench:profile -- <scenario> [seconds]; scenarios: ${ALL.map((s) => s.name).join(', ')}`);
   process.exit(2);
 }
 

@@ -17,19 +17,26 @@ export const WINDOWS = 9;
  * threads (jose verifies RSA, EC and Ed25519 signatures with the callback form of crypto.verify)
  * gets more than half of it, and its requests ratio flatters it. With `pidOf(name)` (the server's
  * process id), `perCpu` is also given: the ratio of requests per CPU second, all threads counted,
- * which does not depend on how the CPU was shared.
+ * which does not depend on how the CPU was shared; and `busy`, the share of a CPU each server used
+ * (median over the windows). Both near one half: both were kept busy. One well below: it waited for
+ * requests (the load generator did not keep it busy), and the requests ratio is pulled toward 1.
  */
 export async function simultaneousRatio(run, name, twin, { windows = WINDOWS, pidOf } = {}) {
   await Promise.all([run(name, 2), run(twin, 2)]);
   const ratios = [];
   const perCpu = [];
+  const busy = { guarded: [], twin: [] };
   const cpu = process.cpuUsage();
   const t0 = performance.now();
   for (let window = 0; window < windows; window++) {
     const before = pidOf && [cpuSeconds(pidOf(name)), cpuSeconds(pidOf(twin))];
     const [guarded, unguarded] = await Promise.all([run(name, 3), run(twin, 3)]);
     ratios.push(guarded.requests.total / unguarded.requests.total);
-    if (pidOf) perCpu.push(guarded.requests.total / (cpuSeconds(pidOf(name)) - before[0]) / (unguarded.requests.total / (cpuSeconds(pidOf(twin)) - before[1])));
+    if (!pidOf) continue;
+    const used = [cpuSeconds(pidOf(name)) - before[0], cpuSeconds(pidOf(twin)) - before[1]];
+    perCpu.push(guarded.requests.total / used[0] / (unguarded.requests.total / used[1]));
+    busy.guarded.push(used[0] / guarded.duration);
+    busy.twin.push(used[1] / unguarded.duration);
   }
   const used = process.cpuUsage(cpu);
   const loadCpu = (used.user + used.system) / 1000 / (performance.now() - t0);
@@ -38,12 +45,13 @@ export async function simultaneousRatio(run, name, twin, { windows = WINDOWS, pi
   const ratio = { value: median(ratios), low: ratios[0], high: ratios[ratios.length - 1], loadCpu };
   if (!pidOf) return ratio;
   perCpu.sort((a, b) => a - b);
-  process.stderr.write(`  per CPU second: ${perCpu.map((r) => r.toFixed(3)).join(' ')}\n`);
-  return { ...ratio, perCpu: { value: median(perCpu), low: perCpu[0], high: perCpu[perCpu.length - 1] } };
+  const shares = { guarded: median(busy.guarded), twin: median(busy.twin) };
+  process.stderr.write(`  per CPU second: ${perCpu.map((r) => r.toFixed(3)).join(' ')} (CPU share ${shares.guarded.toFixed(2)} / ${shares.twin.toFixed(2)})\n`);
+  return { ...ratio, perCpu: { value: median(perCpu), low: perCpu[0], high: perCpu[perCpu.length - 1] }, busy: shares };
 }
 
 /** User and system CPU seconds of a process so far, all its threads (Linux /proc; clock ticks of 1/100 s). */
-function cpuSeconds(pid) {
+export function cpuSeconds(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
