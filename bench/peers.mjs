@@ -143,13 +143,16 @@ export function peerLines({ cells: table, check }) {
   ];
   const headroom = check.trivial.rps / check.bare.rps;
   const { guarded: trivialShare, twin: bareShare } = check.together.busy;
+  // Of the CPU the two servers used: other work on the machine may take the rest.
+  const trivialPart = trivialShare / (trivialShare + bareShare);
+  const shares = `the server that does nothing used ${fmt(trivialShare)} of a CPU and bare Express ${fmt(bareShare)} (${fmt(trivialPart * 100, 0)}% of what the two used${trivialShare + bareShare < 0.9 ? '; other work on the machine took much of the servers\' CPU, and the numbers are noisy' : ''})`;
   const verdict = [
     headroom < 1.2
       ? 'The load generator WAS the limit: alone, it could not drive a server that does nothing much faster than bare Express, so every ratio to a twin above is pulled toward 1.'
       : 'Alone, the load generator drove the server that does nothing well above bare Express: it can send more than one Express server takes.',
-    trivialShare < 0.45
-      ? `Loaded together, the server that does nothing used ${fmt(trivialShare)} of the shared CPU and bare Express ${fmt(bareShare)}: the cheap server waited for requests (each of its 100 connections sends the next request only after the answer, through one load generator, while bare Express held the CPU), so where two servers' costs differ much, the requests ratio is pulled toward 1 and the ratio per CPU second is the one to read.`
-      : `Loaded together, the server that does nothing used ${fmt(trivialShare)} of the shared CPU and bare Express ${fmt(bareShare)}: both were kept busy, and the requests ratios measure the servers.`,
+    trivialPart < 0.45
+      ? `Loaded together, ${shares}: the cheap server waited for requests (each of its 100 connections sends the next request only after the answer, through one load generator, while bare Express held the CPU), so where two servers' costs differ much, the requests ratio is pulled toward 1 and the ratio per CPU second is the one to read.`
+      : `Loaded together, ${shares}: both were kept busy, and the requests ratios measure the servers.`,
   ].join(' ');
   return [
     '## svcgate beside its peers',
