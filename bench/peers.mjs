@@ -142,18 +142,22 @@ export function peerLines({ cells: table, check }) {
     ...ROWS.map(({ peer, label }) => `| ${label} | ${GROUPS.map((group) => cellOf(measure)(peer, group)).join(' | ')} |`),
   ];
   const headroom = check.trivial.rps / check.bare.rps;
-  const { guarded: trivialShare, twin: bareShare } = check.together.busy;
+  // Without /proc (not Linux), no CPU time was read: the requests ratio alone.
+  const perCpuRead = check.together.busy !== undefined;
+  const { guarded: trivialShare, twin: bareShare } = check.together.busy ?? {};
   // Of the CPU the two servers used: other work on the machine may take the rest.
   const trivialPart = trivialShare / (trivialShare + bareShare);
-  const shares = `the server that does nothing used ${fmt(trivialShare)} of a CPU and bare Express ${fmt(bareShare)} (${fmt(trivialPart * 100, 0)}% of what the two used${trivialShare + bareShare < 0.9 ? '; other work on the machine took much of the servers\' CPU, and the numbers are noisy' : ''})`;
+  const shares = perCpuRead && `the server that does nothing used ${fmt(trivialShare)} of a CPU and bare Express ${fmt(bareShare)} (${fmt(trivialPart * 100, 0)}% of what the two used${trivialShare + bareShare < 0.9 ? '; other work on the machine took much of the servers\' CPU, and the numbers are noisy' : ''})`;
   const verdict = [
     headroom < 1.2
       ? 'The load generator WAS the limit: alone, it could not drive a server that does nothing much faster than bare Express, so every ratio to a twin above is pulled toward 1.'
       : 'Alone, the load generator drove the server that does nothing well above bare Express: it can send more than one Express server takes.',
-    trivialPart < 0.45
+    !perCpuRead
+      ? ''
+      : trivialPart < 0.45
       ? `Loaded together, ${shares}: the cheap server waited for requests (each of its 100 connections sends the next request only after the answer, through one load generator, while bare Express held the CPU), so where two servers' costs differ much, the requests ratio is pulled toward 1 and the ratio per CPU second is the one to read.`
       : `Loaded together, ${shares}: both were kept busy, and the requests ratios measure the servers.`,
-  ].join(' ');
+  ].join(' ').trim();
   return [
     '## svcgate beside its peers',
     '',
@@ -163,14 +167,14 @@ export function peerLines({ cells: table, check }) {
     '',
     ...tableOf((ratio) => ratio),
     '',
-    "Requests per CPU second of the server process (all its threads, from /proc), ratio to the twin's in the same windows. The scheduler shares a CPU between threads, not processes: jose (inside express-oauth2-jwt-bearer, and svcgate while it verifies through jose) checks RSA, EC and Ed25519 signatures on libuv's thread pool, whose threads take CPU time beside the main thread's, so where this table is below the first one, the server got more than its half of the CPU and the requests ratio flatters it:",
+    ...(perCpuRead ? ["Requests per CPU second of the server process (all its threads, from /proc), ratio to the twin's in the same windows. The scheduler shares a CPU between threads, not processes: jose (inside express-oauth2-jwt-bearer, and svcgate while it verifies through jose) checks RSA, EC and Ed25519 signatures on libuv's thread pool, whose threads take CPU time beside the main thread's, so where this table is below the first one, the server got more than its half of the CPU and the requests ratio flatters it:",
     '',
     ...tableOf((ratio) => ratio?.perCpu),
-    '',
+    ''] : []),
     'Targets of issue 31 (set on the requests ratio; the ratio per CPU second beside it):',
     '',
     ...targets,
     '',
-    `Load generator (one autocannon process, this one, on the load CPU): alone, median of ${CHECK_ROUNDS} alternating rounds of ${CHECK_SECONDS} s, a node:http server answering a fixed 200 without work took ${fmt(check.trivial.rps, 0)} req/s (the generator used ${fmt(check.trivial.cpu * 100, 0)}% of a CPU) and bare Express ${fmt(check.bare.rps, 0)} req/s (${fmt(check.bare.cpu * 100, 0)}%): ${fmt(headroom)} times; loaded at the same time, the trivial server answered ${ratioText(check.together)} times as many (per CPU second: ${ratioText(check.together.perCpu)}; load generator at ${fmt(check.together.loadCpu * 100, 0)}% of a CPU); over the pairs of this section it used at most ${fmt(check.busiest * 100, 0)}% of a CPU. ${verdict}`,
+    `Load generator (one autocannon process, this one, on the load CPU): alone, median of ${CHECK_ROUNDS} alternating rounds of ${CHECK_SECONDS} s, a node:http server answering a fixed 200 without work took ${fmt(check.trivial.rps, 0)} req/s (the generator used ${fmt(check.trivial.cpu * 100, 0)}% of a CPU) and bare Express ${fmt(check.bare.rps, 0)} req/s (${fmt(check.bare.cpu * 100, 0)}%): ${fmt(headroom)} times; loaded at the same time, the trivial server answered ${ratioText(check.together)} times as many (${perCpuRead ? `per CPU second: ${ratioText(check.together.perCpu)}; ` : ''}load generator at ${fmt(check.together.loadCpu * 100, 0)}% of a CPU); over the pairs of this section it used at most ${fmt(check.busiest * 100, 0)}% of a CPU. ${verdict}`,
   ];
 }

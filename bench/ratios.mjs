@@ -1,5 +1,5 @@
 // The cost ratio of two servers, shared by run.mjs, peers.mjs and telemetry.mjs.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 // Several ratios sit near their targets, where the median of 5 windows moved by 0.04 between runs.
 export const WINDOWS = 9;
@@ -21,7 +21,9 @@ export const WINDOWS = 9;
  * (median over the windows). Both near one half: both were kept busy. One well below: it waited for
  * requests (the load generator did not keep it busy), and the requests ratio is pulled toward 1.
  */
-export async function simultaneousRatio(run, name, twin, { windows = WINDOWS, pidOf } = {}) {
+export async function simultaneousRatio(run, name, twin, { windows = WINDOWS, pidOf: pidOption } = {}) {
+  // Without /proc (not Linux) there is no per-process CPU time to read: the requests ratio alone.
+  const pidOf = existsSync('/proc/self/stat') ? pidOption : undefined;
   await Promise.all([run(name, 2), run(twin, 2)]);
   const ratios = [];
   const perCpu = [];
