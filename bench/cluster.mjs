@@ -5,12 +5,11 @@
 // BENCH_CLUSTER_SECONDS sets the seconds each server is loaded per round (default 2),
 // BENCH_CLUSTER_ROUNDS the rounds (default 9; about two minutes in all).
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { createInterface } from 'node:readline';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median } from './ratios.mjs';
+import { cpuSeconds, median } from './ratios.mjs';
 import { load, PINNING, SCENARIOS } from './scenarios.mjs';
 import { coldRequests, requestPool } from './tokens.mjs';
 
@@ -60,27 +59,17 @@ async function startCluster(server, workers, cpus) {
   throw new Error(`the ${server} cluster of ${workers} exited before every worker listened`);
 }
 
-const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
-
 /**
- * CPU seconds (user and system) the processes have used so far, from /proc; undefined where there
- * is no /proc. On a machine shared with other work, requests/s moves with what the others take;
- * the CPU a request costs does not, and says whether two processes cost more per request than one.
+ * CPU seconds (user and system) the processes have used so far; undefined without /proc. On a
+ * machine shared with other work, requests/s moves with what the others take; the CPU a request
+ * costs moves less, and says whether two processes cost more per request than one.
  */
-function cpuSeconds(pids) {
-  let ticks = 0;
-  for (const pid of pids) {
-    let stat;
-    try {
-      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-      return undefined;
-    }
-    // The fields after the command name (which may hold spaces) in parentheses: utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    ticks += Number(fields[11]) + Number(fields[12]);
+function cpuOf(pids) {
+  try {
+    return pids.reduce((total, pid) => total + cpuSeconds(pid), 0);
+  } catch {
+    return undefined;
   }
-  return ticks / TICKS_PER_SECOND;
 }
 
 /**
@@ -110,9 +99,9 @@ export async function clusterScaling({ seconds = Number(process.env.BENCH_CLUSTE
     for (let round = 0; round < rounds; round++) {
       for (const config of round % 2 === 0 ? configs : [...configs].reverse()) {
         const { url, pids } = clusters[config.key];
-        const before = cpuSeconds(pids);
+        const before = cpuOf(pids);
         const result = await load(url, pools[config.key], seconds);
-        const after = cpuSeconds(pids);
+        const after = cpuOf(pids);
         runs[config.key].push({ ...result, cpuSeconds: before === undefined || after === undefined ? undefined : after - before });
         process.stderr.write(`cluster round ${round + 1}/${rounds} ${config.key}: ${Math.round(result.requests.total / result.duration)} req/s\n`);
       }
