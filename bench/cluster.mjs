@@ -75,8 +75,9 @@ function cpuOf(pids) {
 /**
  * Measures every server with 1 and 2 workers, alternating the order of the rounds so that the
  * machine's drift hits each alike. Returns one row per server and worker count (requests/s, p50,
- * p99 and statuses summed over the rounds; for 2 workers, `scaling`: the median over the rounds of
- * the 2-worker requests/s over the 1-worker requests/s of the same round) and the table as markdown.
+ * p99, CPU per request and cores busy: medians of the rounds; statuses and errors: sums; for 2
+ * workers, `scaling`: the median over the rounds of the 2-worker requests/s over the 1-worker
+ * requests/s of the same round), the placement, the load averages and the table as markdown.
  */
 export async function clusterScaling({ seconds = Number(process.env.BENCH_CLUSTER_SECONDS ?? 2), rounds = Number(process.env.BENCH_CLUSTER_ROUNDS ?? 9) } = {}) {
   const where = placement();
