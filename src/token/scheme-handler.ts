@@ -32,7 +32,7 @@ const immediateChecks = new WeakMap<SchemeHandler, (authorization: unknown, requ
 
 /**
  * How the adapters call a handler: bearerJwt's answers at once, without a promise, for a Bearer
- * token it has verified before, so that the common request is guarded within the turn of the
+ * token it has verified before or whose key is at hand, so that the common request is guarded within the turn of the
  * event loop that read it (the first deferral to a promise cost about 4% of Express's requests
  * per second in the benchmark). Errors are thrown or rejected with their challenges attached.
  * Another verifier is called as documented, with the request, and waited for at most
