@@ -1,0 +1,175 @@
+import type { KeyObject } from 'node:crypto';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
+import { bearerJwt, JsonWebTokenError, SecurityError, type BearerJwtHandler } from '../../../src/auth';
+import { tokenErrorDescription } from '../../../src/token/token-error-description';
+
+/**
+ * One svcgate configuration and the jose 5.10 jwtVerify call it must answer like. The oracle's
+ * options are written here from the documented meaning of each option, not read from svcgate's
+ * code, so a mistake in svcgate's option mapping shows as a divergence too.
+ */
+export interface ScenarioSpec {
+  name: string;
+  /** An HMAC secret (text), or a public key. */
+  secret?: string | KeyObject;
+  jwks?: { keys: Record<string, unknown>[] };
+  /** Unset: svcgate's default, HS256. */
+  algorithms?: string[];
+  issuer: string | string[];
+  /** Unset: `audience: false` (no audience check, on purpose). */
+  audience?: string | string[];
+  clockTolerance?: number | string;
+  maxTokenAge?: number | string;
+  requiredClaims?: string[];
+  profile?: 'rfc9068';
+  maxHeaderBytes?: number;
+  /** svcgate's token cache; off unless asked, so that every token is really verified. */
+  cache?: boolean;
+}
+
+/** RFC 9068, section 2.2: the claims every JWT access token carries. */
+const RFC9068_CLAIMS = ['iss', 'exp', 'aud', 'sub', 'client_id', 'iat', 'jti'];
+
+/** An accepted token's payload, or a refusal as the caller can tell it apart: class, code and public description. */
+export type Answer = { accepted: true; payload: unknown } | { accepted: false; refusal: string };
+
+export interface Scenario {
+  spec: ScenarioSpec;
+  /** svcgate's answer, through the public handler. */
+  actual(token: string): Promise<Answer>;
+  /** What svcgate must answer: jose's, except for the documented refusals before and after it. */
+  expected(token: string): Promise<Answer>;
+}
+
+/**
+ * svcgate's Authorization header reader takes RFC 6750's b64token after `Bearer ` and any further
+ * spaces: a token with any other character (`*`, `%`, a space inside, `=` before the end...) is
+ * refused before it is parsed.
+ */
+const BEARER_B64TOKEN = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/;
+
+export function makeScenario(spec: ScenarioSpec): Scenario {
+  const handler = svcgateHandler(spec);
+  const maxHeaderBytes = spec.maxHeaderBytes ?? 8192;
+  const key = oracleKey(spec);
+  const options = oracleOptions(spec);
+  const expRequiredByDefault = spec.requiredClaims === undefined && spec.profile === undefined;
+
+  const expected = async (token: string): Promise<Answer> => {
+    // Documented refusals before jose: the header is bounded in length, then read as `Bearer <b64token>`.
+    const authorization = `Bearer ${token}`;
+    const read = BEARER_B64TOKEN.exec(authorization)?.[1];
+    if (authorization.length > maxHeaderBytes || read === undefined) return refused('SecurityError', 'ERR_SVCGATE_BEARER_FORMAT');
+    let payload: unknown;
+    try {
+      ({ payload } = typeof key === 'function' ? await jwtVerify(read, key, options) : await jwtVerify(read, key, options));
+    } catch (error) {
+      const { code, claim, reason } = error as { code?: unknown; claim?: unknown; reason?: unknown };
+      // svcgate keeps jose's codes (ERR_JWS_*, ERR_JWT_*, ERR_JOSE_*, ERR_JWKS_*); a TypeError (a key that does not fit) is ERR_JWT_INVALID.
+      const stable = typeof code === 'string' && code.startsWith('ERR_J') ? code : 'ERR_JWT_INVALID';
+      return refused('JsonWebTokenError', stable, tokenErrorDescription({ code: stable, claim, claimReason: reason, expRequiredByDefault }));
+    }
+    // Documented refusal after jose: a token bound to a DPoP key (cnf.jkt) is not a Bearer token (RFC 9449, section 7.1).
+    if (boundToDpopKey(payload)) return refused('JsonWebTokenError', 'ERR_SVCGATE_DPOP_BINDING');
+    return { accepted: true, payload };
+  };
+
+  const actual = async (token: string): Promise<Answer> => {
+    try {
+      return { accepted: true, payload: await handler(`Bearer ${token}`) };
+    } catch (error) {
+      if (error instanceof JsonWebTokenError) return refused('JsonWebTokenError', error.code, error.code.startsWith('ERR_SVCGATE') ? undefined : error.description);
+      if (error instanceof SecurityError) return refused('SecurityError', error.code);
+      // Anything else is a crash, never a documented answer.
+      return refused('crash', String(error instanceof Error ? `${error.name}: ${error.message}` : error));
+    }
+  };
+
+  return { spec, actual, expected };
+}
+
+function refused(kind: string, code: string, description?: string): Answer {
+  return { accepted: false, refusal: description === undefined ? `${kind} ${code}` : `${kind} ${code} (${description})` };
+}
+
+function boundToDpopKey(payload: unknown): boolean {
+  const cnf = Object.hasOwn(payload as object, 'cnf') ? (payload as { cnf: unknown }).cnf : undefined;
+  return typeof cnf === 'object' && cnf !== null && Object.hasOwn(cnf, 'jkt') && (cnf as { jkt: unknown }).jkt !== undefined;
+}
+
+export function sameAnswer(a: Answer, b: Answer): boolean {
+  if (a.accepted || b.accepted) return a.accepted && b.accepted && sameJson(a.payload, b.payload);
+  return a.refusal === b.refusal;
+}
+
+/**
+ * Deep equality of parsed JSON (own keys in any order, -0 apart from 0, the same prototypes),
+ * without recursion: a payload may nest deeper than the stack (util.isDeepStrictEqual overflows
+ * at about 2,000 levels).
+ */
+function sameJson(first: unknown, second: unknown): boolean {
+  const pending: [unknown, unknown][] = [[first, second]];
+  while (pending.length > 0) {
+    const [a, b] = pending.pop()!;
+    if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null) {
+      if (!Object.is(a, b)) return false;
+      continue;
+    }
+    if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(b) || Array.isArray(a) !== Array.isArray(b)) return false;
+    const keys = Object.keys(a);
+    if (keys.length !== Object.keys(b).length) return false;
+    for (const key of keys) {
+      if (!Object.hasOwn(b, key)) return false;
+      pending.push([(a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]]);
+    }
+  }
+  return true;
+}
+
+export function describeAnswer(answer: Answer): string {
+  if (!answer.accepted) return `refused: ${answer.refusal}`;
+  let text: string;
+  try {
+    text = JSON.stringify(answer.payload) ?? String(answer.payload);
+  } catch {
+    text = '(a payload too deep to print)';
+  }
+  return `accepted ${text.length > 300 ? `${text.slice(0, 300)}...` : text}`;
+}
+
+function svcgateHandler(spec: ScenarioSpec): BearerJwtHandler {
+  return bearerJwt({
+    issuer: spec.issuer,
+    ...(spec.secret === undefined ? {} : { secret: spec.secret }),
+    ...(spec.jwks === undefined ? {} : { jwks: spec.jwks }),
+    ...(spec.algorithms === undefined ? {} : { algorithms: spec.algorithms }),
+    audience: spec.audience ?? false,
+    ...(spec.clockTolerance === undefined ? {} : { clockTolerance: spec.clockTolerance }),
+    ...(spec.maxTokenAge === undefined ? {} : { maxTokenAge: spec.maxTokenAge }),
+    ...(spec.requiredClaims === undefined ? {} : { requiredClaims: spec.requiredClaims }),
+    ...(spec.profile === undefined ? {} : { profile: spec.profile }),
+    ...(spec.maxHeaderBytes === undefined ? {} : { maxHeaderBytes: spec.maxHeaderBytes }),
+    cache: spec.cache === true ? { size: 10_000, ttlSeconds: 300 } : false,
+  });
+}
+
+function oracleKey(spec: ScenarioSpec): Uint8Array | KeyObject | JWTVerifyGetKey {
+  if (spec.jwks !== undefined) return createLocalJWKSet(structuredClone(spec.jwks) as unknown as JSONWebKeySet);
+  if (typeof spec.secret === 'string') return new TextEncoder().encode(spec.secret);
+  if (spec.secret === undefined) throw new Error(`scenario ${spec.name} has no key`);
+  return spec.secret;
+}
+
+/** The jwtVerify options svcgate documents for its configuration (docs/openapi-apis.md, the bearerJwt options). */
+function oracleOptions(spec: ScenarioSpec): JWTVerifyOptions {
+  const requiredClaims = spec.profile === 'rfc9068' ? [...new Set([...RFC9068_CLAIMS, ...(spec.requiredClaims ?? [])])] : spec.requiredClaims ?? ['exp'];
+  return {
+    issuer: spec.issuer,
+    algorithms: spec.algorithms ?? ['HS256'],
+    clockTolerance: spec.clockTolerance ?? 5,
+    requiredClaims,
+    ...(spec.audience === undefined ? {} : { audience: spec.audience }),
+    ...(spec.maxTokenAge === undefined ? {} : { maxTokenAge: spec.maxTokenAge }),
+    ...(spec.profile === 'rfc9068' ? { typ: 'at+jwt' } : {}),
+  };
+}
