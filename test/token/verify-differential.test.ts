@@ -6,9 +6,9 @@ import { ComparisonLog, nowSeconds } from './differential/comparison-log';
 import { forgeToken, type Member } from './differential/forge-token';
 import { defaultSigner, keyAlgorithmTokens, keySetOfAll, ODD_KIDS, trickyKeySet } from './differential/key-tricks';
 import { namedTricks, type SigningContext } from './differential/named-tricks';
-import { hmacPlans, planRecipe, type HmacTarget } from './differential/random-hmac-tokens';
+import { planRecipe, tokenPlans, type SignerFor, type TokenTarget } from './differential/random-tokens';
 import { makeScenario, type Scenario, type ScenarioSpec } from './differential/scenario';
-import { ASYMMETRIC, HMAC_SECRET, makeKeyPairs, OTHER_HMAC_SECRET, type KeyPair } from './differential/signing-keys';
+import { ASYMMETRIC, HMAC_SECRET, makeKeyPairs, OTHER_HMAC_SECRET, publicJwk, type KeyPair } from './differential/signing-keys';
 
 /**
  * svcgate's bearerJwt against its oracle, jose 5.10's jwtVerify with the options svcgate documents:
@@ -27,6 +27,8 @@ const SECOND_AUDIENCE = 'api://two';
 /** The bulk: HMAC tokens cost microseconds to sign and verify. */
 const RANDOM_TOKENS = Number(process.env.SVCGATE_DIFFERENTIAL_RANDOM ?? 62_000);
 const CACHED_RANDOM_TOKENS = Math.ceil(RANDOM_TOKENS / 25);
+/** ES256 and EdDSA: a signature costs tens of microseconds. */
+const RANDOM_ASYMMETRIC_TOKENS = Math.ceil(RANDOM_TOKENS / 20);
 const SEED = Number(process.env.SVCGATE_DIFFERENTIAL_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 const json = (value: unknown): string => JSON.stringify(value);
@@ -94,26 +96,55 @@ const hmacSpecs = (): ScenarioSpec[] => [
   { name: 'maxHeaderBytes 330', secret: HMAC_SECRET, issuer: ISSUER, maxHeaderBytes: 330 },
 ];
 
-function hmacTarget(spec: ScenarioSpec): HmacTarget {
-  return { issuers: [spec.issuer].flat(), audiences: spec.audience === undefined ? [] : [spec.audience].flat(), algorithms: spec.algorithms ?? ['HS256'] };
+function target(spec: ScenarioSpec): TokenTarget {
+  const kids = spec.jwks?.keys.flatMap(({ kid }) => (typeof kid === 'string' ? [kid] : []));
+  return { issuers: [spec.issuer].flat(), audiences: spec.audience === undefined ? [] : [spec.audience].flat(), algorithms: spec.algorithms ?? ['HS256'], ...(kids === undefined ? {} : { kids }) };
 }
 
 const SECRETS = { right: Buffer.from(HMAC_SECRET), other: Buffer.from(OTHER_HMAC_SECRET) };
 
+/** HMAC with the secret (or another one), ES256 with a P-256 key, EdDSA with an Ed25519 key. */
+const signerFor: SignerFor = (algorithm, which) => {
+  if (algorithm.startsWith('ES')) return keys[which === 'right' ? 'p256' : 'p256-other']!.privateKey;
+  if (algorithm.startsWith('Ed')) return keys[which === 'right' ? 'ed25519' : 'ed25519-other']!.privateKey;
+  return SECRETS[which];
+};
+
+/** Random tokens from fast-check, each compared once (or twice, with the cache on) in its scenario. */
+async function compareRandom(category: string, specs: readonly ScenarioSpec[], runs: number, seed: number, twice = false): Promise<void> {
+  const scenarios = specs.map((spec) => scenarioFor(category, spec));
+  const targets = specs.map(target);
+  await fc.assert(
+    fc.asyncProperty(tokenPlans(targets), async (plan) => {
+      const scenario = scenarios[plan.target];
+      if (scenario === undefined) return;
+      const recipe = { name: 'random', detail: () => json(plan) };
+      const make = (now: number): string => forgeToken(planRecipe(plan, targets[plan.target]!, signerFor), now);
+      await (twice ? log.compareTwice(category, scenario, recipe, make) : log.compare(category, scenario, recipe, make));
+    }),
+    { numRuns: runs, seed },
+  );
+}
+
 describe('svcgate verifies a token as jose 5.10 jwtVerify does', () => {
   test(`${RANDOM_TOKENS} random HMAC tokens, well-formed and forged (fast-check)`, async () => {
     const category = 'random HMAC';
-    const specs = hmacSpecs();
-    const scenarios = specs.map((spec) => scenarioFor(category, spec));
-    await fc.assert(
-      fc.asyncProperty(hmacPlans(specs.map(hmacTarget)), async (plan) => {
-        const scenario = scenarios[plan.target];
-        if (scenario !== undefined) await log.compare(category, scenario, { name: 'random', detail: () => json(plan) }, (now) => forgeToken(planRecipe(plan, SECRETS), now));
-      }),
-      { numRuns: RANDOM_TOKENS, seed: SEED },
-    );
+    await compareRandom(category, hmacSpecs(), RANDOM_TOKENS, SEED);
     settle(category);
   }, 180_000);
+
+  test(`${RANDOM_ASYMMETRIC_TOKENS} random ES256 and EdDSA tokens, through public keys and a local JWK set (fast-check)`, async () => {
+    const category = 'random ES256 and EdDSA';
+    const jwks = { keys: ['p256', 'p256-other', 'ed25519', 'ed448'].map((name) => publicJwk(keys[name]!, { kid: name })) };
+    const specs: ScenarioSpec[] = [
+      { name: 'P-256 public key, ES256', secret: keys.p256!.publicKey, issuer: ISSUER, audience: AUDIENCE, algorithms: ['ES256'] },
+      { name: 'Ed25519 public key, EdDSA and Ed25519', secret: keys.ed25519!.publicKey, issuer: [ISSUER, SECOND_ISSUER], algorithms: ['EdDSA', 'Ed25519'], maxTokenAge: '1h' },
+      { name: 'local JWK set with kids, ES256 and EdDSA', jwks, issuer: ISSUER, audience: [AUDIENCE, SECOND_AUDIENCE], algorithms: ['ES256', 'EdDSA'] },
+      { name: 'local JWK set without kids, profile rfc9068', jwks: { keys: jwks.keys.map(({ kid: _kid, ...jwk }) => jwk) }, issuer: ISSUER, audience: AUDIENCE, algorithms: ['EdDSA', 'ES256'], profile: 'rfc9068' },
+    ];
+    await compareRandom(category, specs, RANDOM_ASYMMETRIC_TOKENS, SEED + 2);
+    settle(category);
+  }, 120_000);
 
   test('named forgeries against HMAC, RSA, EC, EdDSA keys and a JWK set', async () => {
     const category = 'named forgeries';
@@ -296,14 +327,7 @@ describe('svcgate verifies a token as jose 5.10 jwtVerify does', () => {
   test('with the token cache on, a token verified twice gets the same answer, and another token with the same signature is no hit', async () => {
     const category = 'token cache on';
     const specs = hmacSpecs().map((spec) => ({ ...spec, name: `${spec.name}, cache on`, cache: true }));
-    const scenarios = specs.map((spec) => scenarioFor(category, spec));
-    await fc.assert(
-      fc.asyncProperty(hmacPlans(specs.map(hmacTarget)), async (plan) => {
-        const scenario = scenarios[plan.target];
-        if (scenario !== undefined) await log.compareTwice(category, scenario, { name: 'random', detail: () => json(plan) }, (now) => forgeToken(planRecipe(plan, SECRETS), now));
-      }),
-      { numRuns: CACHED_RANDOM_TOKENS, seed: SEED + 1 },
-    );
+    await compareRandom(category, specs, CACHED_RANDOM_TOKENS, SEED + 1, true);
     const cached = scenarioFor(category, { name: 'HS256, audience, cache on', secret: HMAC_SECRET, issuer: ISSUER, audience: AUDIENCE, cache: true });
     const jwksCached = scenarioFor(category, { name: 'local JWK set, cache on', jwks: keySetOfAll(keys, true), issuer: ISSUER, audience: AUDIENCE, algorithms: ['ES256', 'EdDSA'], cache: true });
     for (const [scenario, algorithm, key, kid] of [

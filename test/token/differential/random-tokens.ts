@@ -1,38 +1,45 @@
 import fc from 'fast-check';
 import { BYTE_TWISTS_ALL, PART_ENCODINGS, SIGNATURE_TWISTS, type ByteTwist, type Member, type PartEncoding, type PartRecipe, type SignatureTwist, type TokenRecipe, type ValueText } from './forge-token';
+import type { SigningMaterial } from './signing-keys';
 
 /**
- * Random HMAC tokens for the bulk of the differential run: mostly well-formed, with every field
- * sometimes wrong in one of the ways a forger or a broken issuer would write it. HMAC signing
- * costs microseconds, so the run can afford tens of thousands of these.
+ * Random tokens: mostly well-formed, with every field sometimes wrong in one of the ways a forger
+ * or a broken issuer would write it. HMAC ones are the bulk of the run (signing costs
+ * microseconds); ES256 and EdDSA ones go through keys and a local JWK set.
  */
 
 /** What the generator needs to know of a scenario to make tokens it accepts as often as tokens it refuses. */
-export interface HmacTarget {
+export interface TokenTarget {
   issuers: readonly string[];
   audiences: readonly string[];
   algorithms: readonly string[];
+  /** The kids of its JWK set, if any. */
+  kids?: readonly string[];
 }
 
 /** A token, with its key named rather than held, so the recipe prints as it is. */
-export interface HmacPlan {
+export interface TokenPlan {
   target: number;
   header: PartRecipe;
   payload: PartRecipe;
-  /** 'header': the header's (last) alg when it is an HMAC one, else HS256. */
+  /** 'header': the header's (last) alg when the target accepts it, else the target's first. */
   signAlgorithm: string;
   signKey: 'right' | 'other';
   signature: SignatureTwist;
 }
 
-export function planRecipe(plan: HmacPlan, secrets: { right: Buffer; other: Buffer }): TokenRecipe {
-  const algorithm = plan.signAlgorithm === 'header' ? headerHmacAlgorithm(plan.header) : plan.signAlgorithm;
-  return { header: plan.header, payload: plan.payload, signer: { algorithm, key: secrets[plan.signKey] }, signature: plan.signature };
+/** The key that signs `algorithm`: the target's own, or another of the same kind. */
+export type SignerFor = (algorithm: string, which: 'right' | 'other') => SigningMaterial;
+
+export function planRecipe(plan: TokenPlan, target: TokenTarget, signerFor: SignerFor): TokenRecipe {
+  const algorithm = plan.signAlgorithm === 'header' ? headerAlgorithm(plan.header, target) : plan.signAlgorithm;
+  return { header: plan.header, payload: plan.payload, signer: { algorithm, key: signerFor(algorithm, plan.signKey) }, signature: plan.signature };
 }
 
-function headerHmacAlgorithm(header: PartRecipe): string {
+function headerAlgorithm(header: PartRecipe, target: TokenTarget): string {
   const alg = typeof header.json === 'string' ? undefined : header.json.filter(([name]) => name === 'alg').at(-1)?.[1];
-  return typeof alg === 'string' && /^"HS(256|384|512)"$/.test(alg) ? (JSON.parse(alg) as string) : 'HS256';
+  const named = typeof alg === 'string' && alg.startsWith('"') ? (JSON.parse(alg) as unknown) : undefined;
+  return typeof named === 'string' && target.algorithms.includes(named) ? named : target.algorithms[0]!;
 }
 
 function weighted<T>(...entries: [T, number][]): fc.Arbitrary<T> {
@@ -72,7 +79,7 @@ function stringClaim(right: readonly string[], odd: readonly string[]): fc.Arbit
   );
 }
 
-function claims(target: HmacTarget): fc.Arbitrary<Member[]> {
+function claims(target: TokenTarget): fc.Arbitrary<Member[]> {
   const audiences = target.audiences.length > 0 ? target.audiences : ['api://any'];
   return fc
     .record({
@@ -105,18 +112,22 @@ function claims(target: HmacTarget): fc.Arbitrary<Member[]> {
 
 const ODD_ALGS = ['none', 'None', 'NONE', '', 'RS256', 'ES256', 'EdDSA', 'hs256', 'HS256 ', 'HS1', 'HS256\u0000'];
 
-function header(target: HmacTarget): fc.Arbitrary<Member[]> {
+function header(target: TokenTarget): fc.Arbitrary<Member[]> {
   return fc
     .record({
       alg: fc.oneof(
         { arbitrary: fc.constantFrom(...target.algorithms).map(json), weight: 40 },
-        { arbitrary: fc.constantFrom('HS256', 'HS384', 'HS512').map(json), weight: 2 },
+        { arbitrary: fc.constantFrom('HS256', 'HS384', 'HS512', 'ES256', 'EdDSA', 'Ed25519').map(json), weight: 2 },
         { arbitrary: fc.constantFrom(...ODD_ALGS).map(json), weight: 2 },
         { arbitrary: fc.constantFrom('256', 'null', '["HS256"]', '{"HS256":1}', 'true'), weight: 1 },
         { arbitrary: fc.constant(undefined), weight: 1 },
       ),
       typ: weighted<Choice>([undefined, 12], ['"JWT"', 4], ['"at+jwt"', 8], ['"application/at+JWT"', 1], ['"AT+JWT"', 1], ['"application/jwt"', 1], ['"application/application/at+jwt"', 1], ['" at+jwt"', 1], ['5', 1], ['null', 1]),
-      kid: weighted<Choice>([undefined, 6], ['"k1"', 2], ['5', 1], ['"__proto__"', 1]),
+      kid: fc.oneof(
+        { arbitrary: weighted<Choice>([undefined, 6], ['"k1"', 2], ['5', 1], ['"__proto__"', 1], ['null', 1]), weight: 1 },
+        // A JWK set's own kids, most of the time.
+        ...(target.kids === undefined || target.kids.length === 0 ? [] : [{ arbitrary: fc.constantFrom(...target.kids).map(json), weight: 3 }]),
+      ),
       crit: weighted<[Choice, Choice]>(
         [[undefined, undefined], 80],
         [['["b64"]', 'true'], 2],
@@ -158,14 +169,14 @@ function part(members: fc.Arbitrary<Member[]>): fc.Arbitrary<PartRecipe> {
 }
 
 /** One random token plan for one of `targets` (each target's arbitrary built once: building one costs more than drawing from it). */
-export function hmacPlans(targets: readonly HmacTarget[]): fc.Arbitrary<HmacPlan> {
+export function tokenPlans(targets: readonly TokenTarget[]): fc.Arbitrary<TokenPlan> {
   return fc.oneof(
     ...targets.map((target, index) =>
       fc.record({
         target: fc.constant(index),
         header: part(header(target)),
         payload: part(claims(target)),
-        signAlgorithm: fc.oneof({ arbitrary: fc.constant('header'), weight: 14 }, { arbitrary: fc.constantFrom('HS256', 'HS384', 'HS512'), weight: 1 }),
+        signAlgorithm: fc.oneof({ arbitrary: fc.constant('header'), weight: 14 }, { arbitrary: fc.constantFrom('HS256', 'HS512', 'ES256', 'EdDSA'), weight: 1 }),
         signKey: weighted<'right' | 'other'>(['right', 14], ['other', 1]),
         signature: fc.oneof({ arbitrary: fc.constant<SignatureTwist>('intact'), weight: 80 }, { arbitrary: fc.constantFrom(...SIGNATURE_TWISTS), weight: 5 }),
       }),
