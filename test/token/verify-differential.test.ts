@@ -146,6 +146,20 @@ describe('svcgate verifies a token as jose 5.10 jwtVerify does', () => {
     settle(category);
   }, 120_000);
 
+  test(`${RANDOM_ASYMMETRIC_TOKENS} random tokens against several issuers, each with its own key (issuers)`, async () => {
+    const category = 'several issuers';
+    const third = 'https://third.example';
+    const issuers = [
+      { issuer: ISSUER, secret: HMAC_SECRET, algorithms: ['HS256'], audience: AUDIENCE },
+      { issuer: [SECOND_ISSUER, `${SECOND_ISSUER}/v2`], secret: keys.p256!.publicKey, algorithms: ['ES256'], audience: SECOND_AUDIENCE },
+      { issuer: third, jwks: { keys: [publicJwk(keys.ed25519!, { kid: 'ed25519' })] }, algorithms: ['EdDSA'] },
+    ];
+    // The generator's view: every issuer, audience and algorithm, so that tokens name one entry and are signed for another too.
+    const spec: ScenarioSpec = { name: 'three issuers: HS256, ES256, EdDSA', issuer: [ISSUER, SECOND_ISSUER, third], audience: [AUDIENCE, SECOND_AUDIENCE], algorithms: ['HS256', 'ES256', 'EdDSA'], issuers };
+    await compareRandom(category, [spec, { ...spec, name: 'three issuers, maxTokenAge 60', maxTokenAge: 60 }], RANDOM_ASYMMETRIC_TOKENS, SEED + 3);
+    settle(category);
+  }, 120_000);
+
   test('named forgeries against HMAC, RSA, EC, EdDSA keys and a JWK set', async () => {
     const category = 'named forgeries';
     const claims = (now: number): Member[] => goodClaims(now);

@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
+import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import { bearerJwt, JsonWebTokenError, SecurityError, type BearerJwtHandler } from '../../../src/auth';
 import { tokenErrorDescription } from '../../../src/token/token-error-description';
 
@@ -25,7 +25,14 @@ export interface ScenarioSpec {
   maxHeaderBytes?: number;
   /** svcgate's token cache; off unless asked, so that every token is really verified. */
   cache?: boolean;
+  /**
+   * Several issuers, each with its own key, algorithms and audience (svcgate's `issuers`); the
+   * top-level issuer, secret, jwks, algorithms and audience are then not used.
+   */
+  issuers?: IssuerEntrySpec[];
 }
+
+export type IssuerEntrySpec = Pick<ScenarioSpec, 'issuer' | 'secret' | 'jwks' | 'algorithms' | 'audience'>;
 
 /** RFC 9068, section 2.2: the claims every JWT access token carries. */
 const RFC9068_CLAIMS = ['iss', 'exp', 'aud', 'sub', 'client_id', 'iat', 'jti'];
@@ -51,15 +58,32 @@ const BEARER_B64TOKEN = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/;
 export function makeScenario(spec: ScenarioSpec): Scenario {
   const handler = svcgateHandler(spec);
   const maxHeaderBytes = spec.maxHeaderBytes ?? 8192;
-  const key = oracleKey(spec);
-  const options = oracleOptions(spec);
   const expRequiredByDefault = spec.requiredClaims === undefined && spec.profile === undefined;
+  // An entry's fields replace the top level's, also when absent (no audience check, the default algorithm).
+  const entries = (spec.issuers ?? [spec]).map((entry): ScenarioSpec => ({ ...spec, issuer: entry.issuer, secret: entry.secret, jwks: entry.jwks, algorithms: entry.algorithms, audience: entry.audience }));
+  const oracles = entries.map((entry) => ({ issuers: [entry.issuer].flat(), key: oracleKey(entry), options: oracleOptions(entry) }));
+  const [only] = oracles;
+  // Documented: with several issuers, the unverified payload's iss chooses the entry (jose's decodeJwt reads it), and that entry verifies.
+  const chooseOracle = (token: string): (typeof oracles)[number] | Answer => {
+    if (oracles.length === 1 && only !== undefined) return only;
+    let iss: unknown;
+    try {
+      ({ iss } = decodeJwt(token));
+    } catch {
+      return refused('JsonWebTokenError', 'ERR_JWT_INVALID', tokenErrorDescription({ code: 'ERR_JWT_INVALID' }));
+    }
+    const chosen = typeof iss === 'string' ? oracles.find(({ issuers }) => issuers.includes(iss as string)) : undefined;
+    return chosen ?? refused('JsonWebTokenError', 'ERR_JWT_CLAIM_VALIDATION_FAILED', tokenErrorDescription({ code: 'ERR_JWT_CLAIM_VALIDATION_FAILED', claim: 'iss', claimReason: 'check_failed' }));
+  };
 
   const expected = async (token: string): Promise<Answer> => {
     // Documented refusals before jose: the header is bounded in length, then read as `Bearer <b64token>`.
     const authorization = `Bearer ${token}`;
     const read = BEARER_B64TOKEN.exec(authorization)?.[1];
     if (authorization.length > maxHeaderBytes || read === undefined) return refused('SecurityError', 'ERR_SVCGATE_BEARER_FORMAT');
+    const oracle = chooseOracle(read);
+    if ('accepted' in oracle) return oracle;
+    const { key, options } = oracle;
     let payload: unknown;
     try {
       ({ payload } = typeof key === 'function' ? await jwtVerify(read, key, options) : await jwtVerify(read, key, options));
@@ -137,13 +161,19 @@ export function describeAnswer(answer: Answer): string {
   return `accepted ${text.length > 300 ? `${text.slice(0, 300)}...` : text}`;
 }
 
+function issuerFields(entry: IssuerEntrySpec): Record<string, unknown> {
+  return {
+    issuer: entry.issuer,
+    ...(entry.secret === undefined ? {} : { secret: entry.secret }),
+    ...(entry.jwks === undefined ? {} : { jwks: entry.jwks }),
+    ...(entry.algorithms === undefined ? {} : { algorithms: entry.algorithms }),
+    audience: entry.audience ?? false,
+  };
+}
+
 function svcgateHandler(spec: ScenarioSpec): BearerJwtHandler {
   return bearerJwt({
-    issuer: spec.issuer,
-    ...(spec.secret === undefined ? {} : { secret: spec.secret }),
-    ...(spec.jwks === undefined ? {} : { jwks: spec.jwks }),
-    ...(spec.algorithms === undefined ? {} : { algorithms: spec.algorithms }),
-    audience: spec.audience ?? false,
+    ...(spec.issuers === undefined ? issuerFields(spec) : { issuers: spec.issuers.map(issuerFields) }),
     ...(spec.clockTolerance === undefined ? {} : { clockTolerance: spec.clockTolerance }),
     ...(spec.maxTokenAge === undefined ? {} : { maxTokenAge: spec.maxTokenAge }),
     ...(spec.requiredClaims === undefined ? {} : { requiredClaims: spec.requiredClaims }),
