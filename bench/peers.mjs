@@ -147,7 +147,7 @@ export function peerLines({ cells: table, check }) {
   const { guarded: trivialShare, twin: bareShare } = check.together.busy ?? {};
   // Of the CPU the two servers used: other work on the machine may take the rest.
   const trivialPart = trivialShare / (trivialShare + bareShare);
-  const shares = perCpuRead && `the server that does nothing used ${fmt(trivialShare)} of a CPU and bare Express ${fmt(bareShare)} (${fmt(trivialPart * 100, 0)}% of what the two used${trivialShare + bareShare < 0.9 ? '; other work on the machine took much of the servers\' CPU, and the numbers are noisy' : ''})`;
+  const shares = perCpuRead && `the server that does nothing used ${fmt(trivialShare)} of a CPU and bare Express ${fmt(bareShare)} (${fmt(trivialPart * 100, 0)}% of what the two used${trivialShare + bareShare < 0.9 ? `; together ${fmt(trivialShare + bareShare)} of their CPU, the rest idle or taken by other work on the machine` : ''})`;
   const verdict = [
     headroom < 1.2
       ? 'The load generator WAS the limit: alone, it could not drive a server that does nothing much faster than bare Express, so every ratio to a twin above is pulled toward 1.'
