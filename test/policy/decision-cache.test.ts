@@ -143,3 +143,26 @@ describe('scopes', () => {
     );
   });
 });
+
+// Cold requests (a new user each time) miss the cache, but the policy grants them the same lists:
+// each list is kept once, frozen, so the filter reads its parsed globs and caching freezes nothing.
+test('two new callers granted the same lists share one frozen copy of each; other lists stay apart', () => {
+  const a = evaluator.evaluate({ ...owner, params: { 'path:userId': ['10'] }, claims: { 'path:userId': ['10'] } });
+  const b = evaluator.evaluate({ ...owner, params: { 'path:userId': ['11'] }, claims: { 'path:userId': ['11'] } });
+  expect(a).not.toBe(b);
+  expect(b.attributes).toBe(a.attributes);
+  expect(Object.isFrozen(a.attributes) && Object.isFrozen(a.reasons) && Object.isFrozen(a.scopes)).toBe(true);
+  const denied = evaluator.evaluate({ ...owner, params: { 'path:userId': ['12'] }, claims: { 'path:userId': ['13'] } });
+  const deniedToo = evaluator.evaluate({ ...owner, params: { 'path:userId': ['14'] }, claims: { 'path:userId': ['15'] } });
+  expect(deniedToo.reasons).toBe(denied.reasons);
+  expect(denied.attributes).toEqual([]);
+  expect(a.attributes).toEqual(['!password', '*']);
+});
+
+test('the lists kept are bounded: reasons naming 2,000 unknown roles are each still given, and right', () => {
+  for (let i = 0; i < 2000; i++) {
+    const decision = evaluator.evaluate({ ...owner, role: `role-${i}` });
+    expect(decision.allow).toBe(false);
+    expect(decision.reasons.join(' ')).toContain(`role-${i}`);
+  }
+});

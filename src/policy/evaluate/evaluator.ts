@@ -5,6 +5,7 @@ import type { DataDocument, ListSpec, Possession } from '../compile/data-documen
 import { cachedCopy } from './cached-decisions';
 import { decisionKey } from './decision-key';
 import type { DecisionSource } from './decision-source';
+import { InternedLists } from './interned-lists';
 import type { ListPlan } from './list-plan';
 import { listPlanFrom } from './list-plan-from';
 import { LruCache } from './lru-cache';
@@ -116,6 +117,7 @@ export function unavailable(reason: string, retryAfterSeconds: number): Decision
  */
 export class Evaluator implements DecisionSource {
   private cache: LruCache<string, Decision>;
+  private lists = new InternedLists();
 
   private constructor(
     private policy: LoadedPolicy,
@@ -167,7 +169,7 @@ export class Evaluator implements DecisionSource {
       // opa-wasm throws strings as well as Errors.
       return denied(`policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const decision = readDecision(resultSet, list, input.claims);
+    const decision = readDecision(resultSet, list, input.claims, this.lists);
     if (key !== undefined) this.cache.set(key, cachedCopy(decision));
     return decision;
   }
@@ -179,6 +181,7 @@ export class Evaluator implements DecisionSource {
     this.policy = next;
     this.current = data;
     this.cache = new LruCache(this.cacheSize);
+    this.lists = new InternedLists();
   }
 }
 
@@ -228,9 +231,9 @@ export function listOf(operations: Readonly<Record<string, { list?: ListSpec }>>
 }
 
 /** Accepts only a result of exactly the documented shape; anything else is a deny. */
-function readDecision(resultSet: unknown, list: ListSpec | undefined, claims: PolicyInput['claims']): Decision {
+function readDecision(resultSet: unknown, list: ListSpec | undefined, claims: PolicyInput['claims'], lists: InternedLists): Decision {
   if (!Array.isArray(resultSet) || resultSet.length !== 1) return denied('the policy returned no decision');
-  return decisionFrom((resultSet[0] as { result?: unknown } | undefined)?.result, list, claims);
+  return decisionFrom((resultSet[0] as { result?: unknown } | undefined)?.result, list, claims, lists);
 }
 
 export const MALFORMED_DECISION = 'the policy returned a malformed decision';
@@ -238,11 +241,15 @@ export const MALFORMED_DECISION = 'the policy returned a malformed decision';
 /**
  * The policy's `decision` (or, for a list operation, `plan`) value as a Decision when it has
  * exactly the documented shape, else a deny. A plan must agree with the decision beside it and take
- * its values from the input's `claims` (see listPlanFrom).
+ * its values from the input's `claims` (see listPlanFrom). With `lists`, its lists are the frozen
+ * copies seen before (see InternedLists).
  */
-export function decisionFrom(result: unknown, list?: ListSpec, claims?: PolicyInput['claims']): Decision {
+export function decisionFrom(result: unknown, list?: ListSpec, claims?: PolicyInput['claims'], lists?: InternedLists): Decision {
   if (!isDecision(result)) return denied(MALFORMED_DECISION);
-  const decision: Decision = { allow: result.allow, attributes: result.attributes, role: result.role, possession: result.possession, scopes: result.scopes, reasons: result.reasons };
+  const { attributes, scopes, reasons } = result;
+  const decision: Decision = lists
+    ? { allow: result.allow, attributes: lists.intern(attributes), role: result.role, possession: result.possession, scopes: lists.intern(scopes), reasons: lists.intern(reasons) }
+    : { allow: result.allow, attributes, role: result.role, possession: result.possession, scopes, reasons };
   if (list !== undefined) {
     const plan = listPlanFrom((result as { list?: unknown }).list, list, decision, claims ?? {});
     if (plan === undefined) return denied(MALFORMED_DECISION);
