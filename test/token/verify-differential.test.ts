@@ -185,6 +185,14 @@ describe('svcgate verifies a token as jose 5.10 jwtVerify does', () => {
         { name: 'Ed25519 public key, EdDSA', secret: keys.ed25519!.publicKey, issuer: ISSUER, audience: AUDIENCE, algorithms: ['EdDSA'] },
         { algorithm: 'EdDSA', key: keys.ed25519!.privateKey, header: [], claims, refusedAlgorithm: { algorithm: 'Ed25519', key: keys.ed25519!.privateKey } },
       ],
+      ...(['p384', 'p521', 'secp256k1', 'ed448', 'rsa-pss-sha256'] as const).map((name): [ScenarioSpec, Omit<SigningContext, 'maxHeaderBytes'>] => {
+        const pair = keys[name]!;
+        const algorithm = pair.algorithms[0]!;
+        return [
+          { name: `${name} public key, ${algorithm}`, secret: pair.publicKey, issuer: ISSUER, audience: AUDIENCE, algorithms: [algorithm] },
+          { algorithm, key: pair.privateKey, header: [], claims, refusedAlgorithm: { algorithm: 'HS256', key: SECRETS.right } },
+        ];
+      }),
       [
         { name: 'local JWK set, every key with a kid', jwks: keySetOfAll(keys, true), issuer: ISSUER, audience: AUDIENCE, algorithms: ['RS256', 'ES256', 'EdDSA'] },
         { algorithm: 'RS256', key: keys.rsa2048!.privateKey, header: [['kid', '"rsa2048"']], claims, refusedAlgorithm: { algorithm: 'PS256', key: keys.rsa2048!.privateKey } },
