@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { activationStall } from './activation-stall.mjs';
+import { clusterScaling } from './cluster.mjs';
 import { median, simultaneousRatio, WINDOWS } from './ratios.mjs';
 import { largeApi } from './large-acl.mjs';
 import { peerLines, peers } from './peers.mjs';
@@ -253,6 +254,7 @@ const signatures = await signatureCosts();
 const stalls = [await activationStall('example', 6), await activationStall('large', 40)];
 const side = await sidecar();
 const telemetry = await telemetryCost();
+const cluster = await clusterScaling();
 
 const lines = [
   '# svcgate benchmark',
@@ -300,6 +302,9 @@ const lines = [
   ...side.http.map((row) => `| ${row.label} | ${fmt(row.rps)} | ${fmt(row.rps / side.http[0].rps, 2)} | ${row['5xx']} | ${row.errors} |`),
   '',
   ...telemetryLines(telemetry),
+  '## Many cores',
+  '',
+  cluster.markdown,
 ];
 writeFileSync(join(HERE, 'results.md'), `${lines.join('\n')}\n`);
 console.log(lines.join('\n'));
