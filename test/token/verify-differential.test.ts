@@ -185,7 +185,7 @@ describe('svcgate verifies a token as jose 5.10 jwtVerify does', () => {
         { name: 'Ed25519 public key, EdDSA', secret: keys.ed25519!.publicKey, issuer: ISSUER, audience: AUDIENCE, algorithms: ['EdDSA'] },
         { algorithm: 'EdDSA', key: keys.ed25519!.privateKey, header: [], claims, refusedAlgorithm: { algorithm: 'Ed25519', key: keys.ed25519!.privateKey } },
       ],
-      ...(['p384', 'p521', 'secp256k1', 'ed448', 'rsa-pss-sha256'] as const).map((name): [ScenarioSpec, Omit<SigningContext, 'maxHeaderBytes'>] => {
+      ...(['p384', 'secp256k1', 'ed448'] as const).map((name): [ScenarioSpec, Omit<SigningContext, 'maxHeaderBytes'>] => {
         const pair = keys[name]!;
         const algorithm = pair.algorithms[0]!;
         return [
