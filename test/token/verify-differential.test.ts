@@ -372,19 +372,23 @@ describe('svcgate verifies a token as jose 5.10 jwtVerify does', () => {
         await log.compareTwice(category, scenario, "a '~' after the cached token's signature", (now) => `${valid(now)}~`);
       }
     }
-    // A cached answer must not outlive jose's: tokens at the edge of expiry, asked again a second later.
-    const batch = [
-      ["clockTolerance '-5s'", '-5s', [6, 7, 30]],
-      ['clockTolerance 5', 5, [-4, -3, 1]],
-      ['clockTolerance 0', 0, [1, 2]],
-    ].flatMap(([name, clockTolerance, offsets]) => {
-      const scenario = scenarioFor(category, { name: `${name as string}, cache on`, secret: HMAC_SECRET, issuer: ISSUER, clockTolerance: clockTolerance as string | number, cache: true });
+    // A cached answer must not outlive jose's: tokens at the edge of expiry (exp, or iat + maxTokenAge), asked again a second later.
+    const edges: [string, Partial<ScenarioSpec>, 'exp' | 'iat', number[]][] = [
+      ["clockTolerance '-5s'", { clockTolerance: '-5s' }, 'exp', [6, 7, 30]],
+      ['clockTolerance 5', {}, 'exp', [-4, -3, 1]],
+      ['clockTolerance 0', { clockTolerance: 0 }, 'exp', [1, 2]],
+      ["clockTolerance '-5s', maxTokenAge 10", { clockTolerance: '-5s', maxTokenAge: 10 }, 'iat', [-4, -5, 0]],
+      ['maxTokenAge 10', { maxTokenAge: 10 }, 'iat', [-14, -15, -10]],
+    ];
+    const batch = edges.flatMap(([name, options, claim, offsets]) => {
+      const scenario = scenarioFor(category, { name: `${name}, cache on`, secret: HMAC_SECRET, issuer: ISSUER, ...options, cache: true });
+      const claims = (now: number, offset: number): Member[] => [['iss', json(ISSUER)], ['exp', String(now + (claim === 'exp' ? offset : 600))], ...(claim === 'iat' ? [['iat', String(now + offset)] as Member] : [])];
       return scenario === undefined
         ? []
-        : (offsets as number[]).map((offset) => ({
+        : offsets.map((offset) => ({
             scenario,
-            recipe: `exp now+${offset}, answered in one second and again in the next`,
-            make: (now: number) => forgeToken({ header: { json: [['alg', '"HS256"']] }, payload: { json: [['iss', json(ISSUER)], ['exp', String(now + offset)]] }, signer: { algorithm: 'HS256', key: SECRETS.right } }, now),
+            recipe: `${claim} now${offset < 0 ? '' : '+'}${offset}, answered in one second and again in the next`,
+            make: (now: number) => forgeToken({ header: { json: [['alg', '"HS256"']] }, payload: { json: claims(now, offset) }, signer: { algorithm: 'HS256', key: SECRETS.right } }, now),
           }));
     });
     await log.compareInTwoSeconds(category, batch);
