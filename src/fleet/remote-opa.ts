@@ -2,7 +2,7 @@ import { Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { z } from 'zod';
 import { parseWith } from '../policy/compile/parse-with';
-import { cachedCopy } from '../policy/evaluate/cached-decisions';
+import { cachedCopy, servedFromCache } from '../policy/evaluate/cached-decisions';
 import { decisionKey } from '../policy/evaluate/decision-key';
 import type { DecisionSource, ExpectedApi, PolicySource } from '../policy/evaluate/decision-source';
 import { decisionFrom, denied, listOf, MALFORMED_DECISION, MAX_CACHED_KEY, unavailable, type Decision, type PolicyInput } from '../policy/evaluate/evaluator';
@@ -108,7 +108,7 @@ class RemoteOpa implements DecisionSource {
     }
     if (key !== undefined && key.length > MAX_CACHED_KEY) key = undefined;
     const cached = key === undefined ? undefined : this.cache.get(key);
-    if (cached !== undefined && cached.expiresAt > Date.now()) return cached.decision;
+    if (cached !== undefined && cached.expiresAt > Date.now()) return servedFromCache(cached.decision);
     return this.ask(input).then((answer) => {
       if (answer.remember && key !== undefined) this.cache.set(key, { decision: cachedCopy(answer.decision), expiresAt: Date.now() + this.settings.cacheTtlMs });
       return answer.decision;

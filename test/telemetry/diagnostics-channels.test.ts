@@ -48,6 +48,17 @@ test('svcgate:decision: each decision with its result, role, possession, revisio
   expect(received['svcgate:decision'].every((message) => (message as { durationSeconds: number }).durationSeconds >= 0)).toBe(true);
 });
 
+// A decision cache entry is known as a hit when it is served, not when it is stored: a decision
+// made once is no hit, the same input asked again is, and another input beside it is not.
+test('svcgate:decision: cacheHit is false for a decision just made and true for the same input asked again', async () => {
+  const auth = `Bearer ${await token({ role: 'user', userId: 7 })}`;
+  await request(app).get('/api/v1/users/7').set('Authorization', auth).expect(200);
+  await request(app).get('/api/v1/users/7').set('Authorization', auth).expect(200);
+  await request(app).get('/api/v1/users/8').set('Authorization', auth).expect(403);
+  await request(app).get('/api/v1/users/8').set('Authorization', auth).expect(403);
+  expect(received['svcgate:decision'].map((message) => (message as { cacheHit: boolean }).cacheHit)).toEqual([false, true, false, true]);
+});
+
 test('svcgate:verification-failure: the refused token\'s code and the 401\'s description, and no decision', async () => {
   const wrongKey = `Bearer ${await token({ role: 'user', userId: 5 }, 'another-secret-that-is-32-bytes-long')}`;
   await request(app).get('/api/v1/users/5').set('Authorization', wrongKey).expect(401);

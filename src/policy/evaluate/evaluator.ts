@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadPolicy, loadPolicySync, type LoadedPolicy } from '@open-policy-agent/opa-wasm';
 import type { DataDocument, ListSpec, Possession } from '../compile/data-document';
-import { cachedCopy } from './cached-decisions';
+import { cachedCopy, servedFromCache } from './cached-decisions';
 import { decisionKey } from './decision-key';
 import type { DecisionSource } from './decision-source';
 import { InternedLists } from './interned-lists';
@@ -162,7 +162,7 @@ export class Evaluator implements DecisionSource {
       key = this.cacheSize > 0 ? decisionKey(input) : undefined;
       if (key !== undefined && key.length > MAX_CACHED_KEY) key = undefined;
       const cached = key === undefined ? undefined : this.cache.get(key);
-      if (cached) return cached;
+      if (cached) return servedFromCache(cached);
       list = listOf(this.current.operations, input.operation);
       resultSet = this.policy.evaluate(encoder.encode(JSON.stringify(input)).buffer, list === undefined ? ENTRYPOINT : PLAN_ENTRYPOINT);
     } catch (error) {
