@@ -12,6 +12,7 @@ import { LruCache } from './lru-cache';
 import { MissingEntrypointError } from './missing-entrypoint-error';
 import { policyWasmPath } from './policy-wasm-path';
 import { isStringList } from './string-list';
+import { wasmCall, type WasmCall } from './wasm-call';
 
 /** What an adapter tells the policy about one request. See docs/policy.md, "Policy input and decision". */
 export interface PolicyInput {
@@ -118,14 +119,16 @@ export function unavailable(reason: string, retryAfterSeconds: number): Decision
 export class Evaluator implements DecisionSource {
   private cache: LruCache<string, Decision>;
   private lists = new InternedLists();
+  private call: WasmCall;
 
   private constructor(
-    private policy: LoadedPolicy,
+    policy: LoadedPolicy,
     private current: DataDocument,
     private readonly cacheSize: number,
     private readonly wasm: PolicyBytes,
   ) {
     this.cache = new LruCache(cacheSize);
+    this.call = wasmCall(policy);
   }
 
   static async create(data: DataDocument, options: EvaluatorOptions = {}): Promise<Evaluator> {
@@ -164,7 +167,7 @@ export class Evaluator implements DecisionSource {
       const cached = key === undefined ? undefined : this.cache.get(key);
       if (cached) return servedFromCache(cached);
       list = listOf(this.current.operations, input.operation);
-      resultSet = this.policy.evaluate(encoder.encode(JSON.stringify(input)).buffer, list === undefined ? ENTRYPOINT : PLAN_ENTRYPOINT);
+      resultSet = this.call(JSON.stringify(input), list === undefined ? ENTRYPOINT : PLAN_ENTRYPOINT);
     } catch (error) {
       // opa-wasm throws strings as well as Errors.
       return denied(`policy evaluation failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -178,7 +181,7 @@ export class Evaluator implements DecisionSource {
   async setData(data: DataDocument): Promise<void> {
     const text = dataText(data);
     const next = withData(await loadPolicy(this.wasm.bytes, memoryFor(text)), text, data);
-    this.policy = next;
+    this.call = wasmCall(next);
     this.current = data;
     this.cache = new LruCache(this.cacheSize);
     this.lists = new InternedLists();
