@@ -122,7 +122,7 @@ console.log(`dist: ${root}; ${args.runs} runs of ${args.requests} cold requests`
 console.log(`guard   ${show(guard)}   runs: ${guard.map((value) => value.toFixed(1)).join(' ')}`);
 console.log(`verify  ${show(verify)}   runs: ${verify.map((value) => value.toFixed(1)).join(' ')}`);
 console.log(`guard - verify: ${(Math.min(...guard) - Math.min(...verify)).toFixed(1)} us (of the least runs)`);
-if (profiler) report(await profiler.stop(), profiled);
+if (profiler) report(await profiler.stop(), profiled, median(guard));
 
 /** V8's CPU profiler, on only while a guard run is timed (profiles of the pauses are merged). */
 async function startProfiler() {
@@ -139,7 +139,12 @@ async function startProfiler() {
   };
 }
 
-function report(profiles, requests) {
+/**
+ * The profile's clock is the wall clock, which on a busy machine runs on while this process waits
+ * for a CPU: each entry is shown as its share of the samples, and in CPU microseconds per request
+ * as that share of the median guard run (`cpuPerRequest`).
+ */
+function report(profiles, requests, cpuPerRequest) {
   const byFunction = new Map();
   const byArea = new Map();
   for (const profile of profiles) {
@@ -156,12 +161,15 @@ function report(profiles, requests) {
       byArea.set(area, (byArea.get(area) ?? 0) + us);
     }
   }
-  const perRequest = (us) => (us / requests).toFixed(2).padStart(7);
-  if (args.callers) printCallers(profiles, args.callers, perRequest);
-  console.log('\nself time per area (us per request):');
+  let sampled = 0;
+  for (const us of byArea.values()) sampled += us;
+  const perRequest = (us) => `${((us / sampled) * cpuPerRequest).toFixed(2).padStart(7)} ${((100 * us) / sampled).toFixed(1).padStart(5)}%`;
+
+  console.log(`\nself time per area (CPU us per request, of the median guard run ${cpuPerRequest.toFixed(1)} us; share of the samples):`);
   for (const [area, us] of top(byArea, 25)) console.log(`  ${perRequest(us)}  ${area}`);
-  console.log('\nfunctions with the most self time (us per request):');
+  console.log('\nfunctions with the most self time (CPU us per request; share of the samples):');
   for (const [where, us] of top(byFunction, Number(args.top ?? 40))) console.log(`  ${perRequest(us)}  ${where}`);
+  if (args.callers) printCallers(profiles, args.callers, perRequest);
 }
 
 /** `--callers <function name>`: who called it, by the caller's self-time-weighted samples of it. */
@@ -180,7 +188,7 @@ function printCallers(profiles, name, perRequest) {
       callers.set(where, (callers.get(where) ?? 0) + (counts.get(node.id) ?? 0) * interval);
     }
   }
-  console.log(`\ncallers of ${name} (its self time, us per request):`);
+  console.log(`\ncallers of ${name} (its self time, CPU us per request; share of the samples):`);
   for (const [where, us] of top(callers, 15)) console.log(`  ${perRequest(us)}  ${where}`);
 }
 
