@@ -197,6 +197,8 @@ function readDuration(value: number | string, at: string): number {
   if (typeof value === 'number') return value;
   const seconds = durationSeconds(value);
   if (seconds === undefined) throw new ConfigError(FILE, at, `${JSON.stringify(value.slice(0, 100))} is not a duration`, "give seconds as a number, or a duration such as '30s', '5 minutes' or '1h'");
+  // As for numbers: a negative tolerance or age ('-5s', '1h ago') would make the cache serve tokens the checks refuse.
+  if (seconds < 0) throw new ConfigError(FILE, at, `${JSON.stringify(value.slice(0, 100))} is a negative duration`, "give a duration of zero or more, such as '5s'");
   return seconds;
 }
 

@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { VerifiedPayload } from '../policy/request/build-input';
-import { deepFreeze, LruCache } from '../policy/evaluate/lru-cache';
+import { LruCache } from '../policy/evaluate/lru-cache';
 import { readBearerJwtConfig } from './bearer-jwt-config';
 import type { BearerJwtConfig } from './bearer-jwt-options';
 import { JsonWebTokenError } from './errors';
@@ -78,16 +78,16 @@ export function bearerJwt(config: BearerJwtConfig): BearerJwtHandler {
       const issuer = chooseIssuer(token);
       const verified = verify(token, issuer);
       const cached = (result: VerifiedJwt): VerifiedPayload => remember(token, issuer, result);
-      return verified instanceof Promise ? verified.then(cached, failed) : cached(verified);
+      return verified instanceof Promise ? verified.then(cached).catch(failed) : cached(verified);
     } catch (error) {
       return failed(error);
     }
   };
 
   const remember = (token: string, issuer: IssuerVerifier, { payload, header, key }: VerifiedJwt): VerifiedPayload => {
-    const frozen = deepFreeze(payload as VerifiedPayload);
-    cache.set(cacheKey(token), { token, payload: frozen, expiresAt: cacheExpiry(frozen, cacheSettings), source: issuer.keys, kid: typeof header.kid === 'string' ? header.kid : undefined, key });
-    return frozen;
+    const verified = payload as VerifiedPayload;
+    cache.set(cacheKey(token), { token, payload: verified, expiresAt: cacheExpiry(verified, cacheSettings), source: issuer.keys, kid: typeof header.kid === 'string' ? header.kid : undefined, key });
+    return verified;
   };
 
   return Object.assign(schemeHandler(verifyToken, maxHeaderBytes, dpop), { ready });

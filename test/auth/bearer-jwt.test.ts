@@ -1,4 +1,4 @@
-import { createSecretKey, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
+import { createHmac, createSecretKey, generateKeyPairSync, randomBytes, X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,6 +65,26 @@ describe('the handler', () => {
     const error = await hs512(`Bearer ${await token()}`).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'ERR_JOSE_ALG_NOT_ALLOWED' });
   });
+
+  test('claims nested deeper than 64 levels are refused as not well-formed; 64 levels are accepted, frozen to the leaves', async () => {
+    // Before: a payload nested some 7,000 levels (a raised maxHeaderBytes carries it) overflowed the stack while being frozen.
+    // Signed by hand: the JSON text is written as text, as a builder of values would overflow first.
+    const signedNesting = (levels: number): string => {
+      const part = (text: string) => Buffer.from(text).toString('base64url');
+      const input = `${part('{"alg":"HS256"}')}.${part(`{"iss":"${ISSUER}","exp":${Math.floor(Date.now() / 1000) + 600},"deep":${'['.repeat(levels)}"leaf"${']'.repeat(levels)}}`)}`;
+      return `Bearer ${input}.${createHmac('sha256', SECRET).update(input).digest('base64url')}`;
+    };
+    const verify = bearerJwt({ ...HS256, maxHeaderBytes: 100_000 });
+    const deepest = await verify(signedNesting(63));
+    let leafHolder: unknown = deepest.deep;
+    for (let level = 2; level < 64; level++) leafHolder = (leafHolder as unknown[])[0];
+    expect(Object.isFrozen(leafHolder)).toBe(true);
+    for (const levels of [64, 20_000]) {
+      const error = await verify(signedNesting(levels)).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(JsonWebTokenError);
+      expect(error).toMatchObject({ code: 'ERR_JWT_INVALID', reason: 'the claims nest deeper than 64 levels', description: 'the token is not a well-formed JWT' });
+    }
+  });
 });
 
 describe('key sets', () => {
@@ -117,6 +137,9 @@ describe('bad configurations are ConfigErrors that name what is wrong', () => {
     // Read once at start-up: before, a misspelt duration reached jose with every token, and every token was a 401.
     ['a clockTolerance that is not a duration', { ...HS256, clockTolerance: '5 secondz' }, '$.clockTolerance: "5 secondz" is not a duration'],
     ['a maxTokenAge that is not a duration', { ...HS256, maxTokenAge: 'one hour' }, '$.maxTokenAge: "one hour" is not a duration'],
+    // A negative one let the token cache serve a token past the moment the checks refused it.
+    ['a negative clockTolerance string', { ...HS256, clockTolerance: '-5s' }, '$.clockTolerance: "-5s" is a negative duration'],
+    ['a negative maxTokenAge string', { ...HS256, maxTokenAge: '1 hour ago' }, '$.maxTokenAge: "1 hour ago" is a negative duration'],
   ])('%s', (_name, config, text) => {
     let error: unknown;
     try {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { exportJWK } from 'jose';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { bearerJwt, JsonWebTokenError } from '../../src/auth';
@@ -108,6 +109,35 @@ describe('the key set follows the provider', () => {
     }
   });
 });
+
+describe('a fetched set selects keys as jose does', () => {
+  const servingSet = async (key: Record<string, unknown>) => serving((_req, res) => res.end(JSON.stringify({ keys: [key] })));
+  const refusal = async (key: Record<string, unknown>) => {
+    const server = await servingSet(key);
+    try {
+      const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: `${server.url}/jwks`, algorithms: ['ES256'] });
+      return await verify(await bearer(keyA)).then(() => 'accepted', (error: JsonWebTokenError) => error.code);
+    } finally {
+      await server.close();
+    }
+  };
+
+  test('a set that publishes a private key is refused, not used with its public half', async () => {
+    // Before: only the public members were read, so a leaked private key (anyone could sign with it) verified tokens.
+    const { d } = await exportPrivate(keyA);
+    expect(await refusal({ ...keyA.jwk, d })).toBe('ERR_JWKS_INVALID');
+  });
+
+  test('key_ops that does not list verify excludes the key, whatever else it holds', async () => {
+    // Before: a key_ops list with a non-string was dropped, and the key verified.
+    expect(await refusal({ ...keyA.jwk, key_ops: ['sign', 1] })).toBe('ERR_JWKS_NO_MATCHING_KEY');
+    expect(await refusal({ ...keyA.jwk, key_ops: ['verify', 1] })).toBe('accepted');
+  });
+});
+
+async function exportPrivate(key: SigningKey): Promise<{ d: string }> {
+  return (await exportJWK(key.privateKey)) as { d: string };
+}
 
 describe('a fetch is bounded in size and time: the token is refused, the request never hangs', () => {
   const refused = (reason: string) => expect.objectContaining({ code: 'ERR_JWKS_UNAVAILABLE', description: 'the key set cannot be fetched', reason: expect.stringContaining(reason) });

@@ -1,5 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { ClaimsCheck } from './claim-checks';
+import { freezeClaims } from './freeze-claims';
 import { JwtCheckFailure } from './jwt-check-failure';
 import { decodeJson, readCompact, type CompactToken, type JwsHeader } from './read-compact';
 import { signatureCheck } from './signature-check';
@@ -8,7 +9,8 @@ import { signatureCheck } from './signature-check';
 export type KeyLookup = (header: JwsHeader) => KeyObject | Promise<KeyObject>;
 
 export interface VerifiedJwt {
-  payload: Record<string, unknown>;
+  /** Frozen to its leaves. */
+  payload: Readonly<Record<string, unknown>>;
   header: JwsHeader;
   /** What verified it, for the token cache to ask later whether that key still serves. */
   key: KeyObject;
@@ -17,9 +19,9 @@ export interface VerifiedJwt {
 /**
  * Verifies a compact JWT with node:crypto, synchronously whenever the key is at hand: the header
  * is read once, the key's check was made when the key was imported, and the payload is decoded
- * only once the signature holds. It answers as jose's jwtVerify does (the same tokens accepted,
+ * only once the signature holds, then frozen. It answers as jose's jwtVerify does (the same tokens accepted,
  * the same payloads, the same error codes; test/token/verify-differential.test.ts holds it to
- * that), without jose's promises and WebCrypto-shaped steps, which cost a cold HS256 request four
+ * that; the one difference: claims nested deeper than MAX_CLAIM_DEPTH are refused), without jose's promises and WebCrypto-shaped steps, which cost a cold HS256 request four
  * times its HMAC.
  */
 export function verifyJwt(token: string, algorithms: ReadonlySet<string>, lookup: KeyLookup, checkClaims: ClaimsCheck): VerifiedJwt | Promise<VerifiedJwt> {
@@ -38,5 +40,5 @@ function checkToken(compact: CompactToken, key: KeyObject, checkClaims: ClaimsCh
   } catch {
     // Not JSON: refused by the claims check as "not a JSON object", as jose does.
   }
-  return { payload: checkClaims(compact.header, payload), header: compact.header, key };
+  return { payload: freezeClaims(checkClaims(compact.header, payload)), header: compact.header, key };
 }

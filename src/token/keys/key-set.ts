@@ -215,13 +215,17 @@ function publicMembers(key: Record<string, unknown>): JWK {
     const value = key[name];
     if (typeof value === 'string') jwk[name] = value;
   }
+  // Kept as sent, as jose's set reads it: a list without 'verify' (whatever else it holds) excludes the key.
   const ops = key.key_ops;
-  if (Array.isArray(ops) && ops.every((op): op is string => typeof op === 'string')) jwk.key_ops = [...ops];
+  if (Array.isArray(ops)) jwk.key_ops = [...ops] as string[];
+  // A set that publishes a private key is broken (whoever read it can sign): its tokens are refused (ERR_JWKS_INVALID), not verified with the public half.
+  if (key.d) jwk.d = key.d as string;
   return jwk as JWK;
 }
 
-/** Keys Node cannot import verify nothing, so they are no entry. */
+/** Keys Node cannot import verify nothing, and private ones are refused, so neither is an entry. */
 function keyEntry(jwk: JWK): KeyEntry[] {
+  if (jwk.d !== undefined) return [];
   let key: KeyObject;
   try {
     key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });

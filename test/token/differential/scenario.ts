@@ -93,6 +93,8 @@ export function makeScenario(spec: ScenarioSpec): Scenario {
       const stable = typeof code === 'string' && code.startsWith('ERR_J') ? code : 'ERR_JWT_INVALID';
       return refused('JsonWebTokenError', stable, tokenErrorDescription({ code: stable, claim, claimReason: reason, expRequiredByDefault }));
     }
+    // Documented refusal after jose: claims nested deeper than 64 levels (MAX_CLAIM_DEPTH), which would exhaust the stack wherever they are walked next.
+    if (nestingDepth(payload) > 64) return refused('JsonWebTokenError', 'ERR_JWT_INVALID', tokenErrorDescription({ code: 'ERR_JWT_INVALID' }));
     // Documented refusal after jose: a token bound to a DPoP key (cnf.jkt) is not a Bearer token (RFC 9449, section 7.1).
     if (boundToDpopKey(payload)) return refused('JsonWebTokenError', 'ERR_SVCGATE_DPOP_BINDING');
     return { accepted: true, payload };
@@ -110,6 +112,19 @@ export function makeScenario(spec: ScenarioSpec): Scenario {
   };
 
   return { spec, actual, expected };
+}
+
+/** Levels of nesting (the payload object is 1), without recursion: a payload may nest deeper than the stack. */
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const open: [unknown, number][] = [[value, 1]];
+  while (open.length > 0) {
+    const [next, depth] = open.pop()!;
+    if (typeof next !== 'object' || next === null) continue;
+    deepest = Math.max(deepest, depth);
+    for (const child of Object.values(next)) open.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 function refused(kind: string, code: string, description?: string): Answer {
