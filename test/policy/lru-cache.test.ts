@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { LruCache } from '../../src/policy/evaluate/lru-cache';
+import { deepFreeze, LruCache } from '../../src/policy/evaluate/lru-cache';
 
 describe('LruCache', () => {
   test('never holds more than maxSize entries, and answers only what was last set for that key', () => {
@@ -42,4 +42,25 @@ describe('LruCache', () => {
     expect(cache.get('once-99')).toBe(99);
     expect(cache.size).toBeLessThanOrEqual(4);
   });
+});
+
+test('deepFreeze freezes every own object and list inside, a JSON __proto__ key and cycles included, and leaves a prototype alone', () => {
+  const payload = JSON.parse('{"sub":"a","roles":["x",{"deep":[{"deeper":{}}]}],"__proto__":{"inner":[]},"n":null}') as Record<string, unknown>;
+  const cycle: Record<string, unknown> = { name: 'cycle' };
+  cycle.self = cycle;
+  payload.cycle = cycle;
+  const prototype = { inherited: { open: true } };
+  const child = Object.assign(Object.create(prototype) as Record<string, unknown>, { own: { list: [1] } });
+  payload.child = child;
+  expect(deepFreeze(payload)).toBe(payload);
+  const seen: unknown[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null || seen.includes(value)) return;
+    seen.push(value);
+    expect(Object.isFrozen(value)).toBe(true);
+    for (const key of Object.keys(value)) walk((value as Record<string, unknown>)[key]);
+  };
+  walk(payload);
+  expect(seen.length).toBe(12);
+  expect(Object.isFrozen(prototype) || Object.isFrozen(prototype.inherited)).toBe(false);
 });
