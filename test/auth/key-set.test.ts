@@ -112,11 +112,11 @@ describe('the key set follows the provider', () => {
 
 describe('a fetched set selects keys as jose does', () => {
   const servingSet = async (key: Record<string, unknown>) => serving((_req, res) => res.end(JSON.stringify({ keys: [key] })));
-  const refusal = async (key: Record<string, unknown>) => {
+  const refusal = async (key: Record<string, unknown>, signer: SigningKey = keyA) => {
     const server = await servingSet(key);
     try {
-      const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: `${server.url}/jwks`, algorithms: ['ES256'] });
-      return await verify(await bearer(keyA)).then(() => 'accepted', (error: JsonWebTokenError) => error.code);
+      const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: `${server.url}/jwks`, algorithms: [signer.alg] });
+      return await verify(await bearer(signer)).then(() => 'accepted', (error: JsonWebTokenError) => error.code);
     } finally {
       await server.close();
     }
@@ -126,6 +126,19 @@ describe('a fetched set selects keys as jose does', () => {
     // Before: only the public members were read, so a leaked private key (anyone could sign with it) verified tokens.
     const { d } = await exportPrivate(keyA);
     expect(await refusal({ ...keyA.jwk, d })).toBe('ERR_JWKS_INVALID');
+  });
+
+  test('a set that publishes a whole RSA private key is refused as a private key too', async () => {
+    // Before: of the private members only d was kept, which Node cannot import an RSA key from: ERR_JWT_INVALID, where jose's set says ERR_JWKS_INVALID.
+    const rsa = await signingKey(undefined, 'RS256');
+    expect(await refusal({ ...(await exportPrivate(rsa)), kid: undefined }, rsa)).toBe('ERR_JWKS_INVALID');
+  });
+
+  test('an RSA key with other primes (oth), of any value, is not supported, as in jose', async () => {
+    // Before: oth was not read, so the key verified where jose refuses it (ERR_JOSE_NOT_SUPPORTED).
+    const rsa = await signingKey(undefined, 'RS256');
+    for (const oth of [[], null, 0]) expect([oth, await refusal({ ...rsa.jwk, oth }, rsa)]).toEqual([oth, 'ERR_JOSE_NOT_SUPPORTED']);
+    expect(await refusal({ ...rsa.jwk }, rsa)).toBe('accepted');
   });
 
   test('key_ops that does not list verify excludes the key, whatever else it holds', async () => {

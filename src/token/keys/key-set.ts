@@ -199,8 +199,11 @@ export class RemoteKeySet {
   }
 }
 
-/** The JWK members a verifying key is made of; anything else the provider sent is left out, so no odd value reaches the key import. */
+/** The JWK members a verifying key is made of; anything else the provider sent is left out (but what makes jose refuse the key, below), so no odd value reaches the key import. */
 const STRING_MEMBERS = ['kty', 'kid', 'alg', 'use', 'crv', 'x', 'y', 'n', 'e'] as const;
+
+/** A private JWK's own members (RFC 7518, 6.2.2 and 6.3.2): kept only to refuse the key as jose does. */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi'] as const;
 
 function readSnapshot(json: unknown, shown: string): Snapshot {
   const keys = (json as { keys?: unknown } | null)?.keys;
@@ -219,13 +222,17 @@ function publicMembers(key: Record<string, unknown>): JWK {
   const ops = key.key_ops;
   if (Array.isArray(ops)) jwk.key_ops = [...ops] as string[];
   // A set that publishes a private key is broken (whoever read it can sign): its tokens are refused (ERR_JWKS_INVALID), not verified with the public half.
-  if (key.d) jwk.d = key.d as string;
+  // With all its private members as sent, as jose imports it: Node reads an RSA private key only whole (d alone fails as a malformed key).
+  const kept = jwk as Record<string, unknown>;
+  if (key.d) for (const name of PRIVATE_MEMBERS) if (key[name] !== undefined) kept[name] = key[name];
+  // Any value, as jose's import sees it: an RSA key with other primes is not supported (ERR_JOSE_NOT_SUPPORTED), never verified without them.
+  if (key.oth !== undefined) kept.oth = key.oth;
   return jwk as JWK;
 }
 
-/** Keys Node cannot import verify nothing, and private ones are refused, so neither is an entry. */
+/** Keys Node cannot import verify nothing, and private ones and RSA keys with other primes are refused, so none is an entry. */
 function keyEntry(jwk: JWK): KeyEntry[] {
-  if (jwk.d !== undefined) return [];
+  if (jwk.d !== undefined || 'oth' in jwk) return [];
   let key: KeyObject;
   try {
     key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
