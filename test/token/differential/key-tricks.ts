@@ -111,3 +111,72 @@ export function defaultSigner(keys: Record<string, KeyPair>, algorithm: string):
   if (algorithm === 'ES256K') return keys.secp256k1!;
   return keys.ed25519!;
 }
+
+/**
+ * For every kid (as JSON text, undefined for none) and algorithm, a token signed by the kid's key
+ * (`signerOf`, else the key of that name, else the algorithm's default signer), intact and with a
+ * flipped signature character.
+ */
+export function kidTrickTokens(keys: Record<string, KeyPair>, kids: readonly (string | undefined)[], algorithms: readonly string[], signerOf: ReadonlyMap<unknown, KeyPair>, claims: readonly Member[], now: number): FixedToken[] {
+  const tokens: FixedToken[] = [];
+  for (const kid of kids) {
+    const named = kid === undefined ? undefined : (JSON.parse(kid) as unknown);
+    // Own names only: a kid such as "__proto__" or "constructor" names no key here, so the algorithm's default key signs.
+    const signer = signerOf.get(named) ?? (typeof named === 'string' && Object.hasOwn(keys, named) ? keys[named] : undefined);
+    for (const algorithm of algorithms) {
+      const key = (signer ?? defaultSigner(keys, algorithm)).privateKey;
+      const header: Member[] = [['alg', JSON.stringify(algorithm)], ...(kid === undefined ? [] : [['kid', kid] as Member])];
+      for (const signature of ['intact', 'flip-char'] as const) {
+        tokens.push({ name: `kid ${kid ?? 'absent'}, ${algorithm}, signature ${signature}`, token: forgeToken({ header: { json: header }, payload: { json: claims }, signer: { algorithm, key }, signature }, now) });
+      }
+    }
+  }
+  return tokens;
+}
+
+/**
+ * JWKs with members of the wrong type or value, as a provider may publish them, each under its
+ * own kid (the kid says what is odd): for fetched sets, whose members svcgate filters before the
+ * import. Where the member is the kid itself, `signerOf` names the key that signs for it.
+ */
+export function oddMemberJwks(keys: Record<string, KeyPair>): { jwks: Record<string, unknown>[]; signerOf: Map<unknown, KeyPair> } {
+  const rsa = keys.rsa2048!;
+  const p256 = keys.p256!;
+  const ed25519 = keys.ed25519!;
+  const privateRsa = rsa.privateKey.export({ format: 'jwk' });
+  const privateP256 = p256.privateKey.export({ format: 'jwk' });
+  const jwks: Record<string, unknown>[] = [
+    ...[null, ['rsa-kid-list'], { id: 1 }, 0, true].map((kid) => publicJwk(rsa, { kid })),
+    ...[256, null, ['RS256'], { RS256: true }, 'rs256', 'PS256', ''].map((alg) => publicJwk(rsa, { kid: `alg ${JSON.stringify(alg)}`, alg })),
+    ...[5, null, 'SIG', ['sig'], '', 'enc '].map((use) => publicJwk(rsa, { kid: `use ${JSON.stringify(use)}`, use })),
+    ...[5, null, ['P-256'], 'p-256', 'P-384'].map((crv) => publicJwk(p256, { kid: `p256 crv ${JSON.stringify(crv)}`, crv })),
+    ...[5, null, ['Ed25519'], 'ed25519'].map((crv) => publicJwk(ed25519, { kid: `ed25519 crv ${JSON.stringify(crv)}`, crv })),
+    publicJwk(rsa, { kid: 'rsa crv "P-256"', crv: 'P-256' }),
+    ...[[5], ['verify', 5], [null, 'verify'], [], ['sign', 'encrypt'], ['VERIFY'], [['verify']], { 0: 'verify' }, null, ['verify', 'verify']].map((ops) => publicJwk(rsa, { kid: `key_ops ${JSON.stringify(ops)}`, key_ops: ops })),
+    ...['AAAA', 5, 0, false, true, null, [], {}, ' '].map((d) => publicJwk(rsa, { kid: `rsa d ${JSON.stringify(d)}`, d })),
+    ...['', 0, null].map((d) => publicJwk(p256, { kid: `p256 d ${JSON.stringify(d)}`, d })),
+    { ...privateP256, kid: 'p256 private' },
+    { ...privateRsa, d: '', kid: 'rsa private, d empty' },
+    { ...privateRsa, d: undefined, kid: 'rsa private members without d' },
+    ...[[], null, 0, false, [{ r: 'AQAB', d: 'AQAB', t: 'AQAB' }]].map((oth) => publicJwk(rsa, { kid: `rsa oth ${JSON.stringify(oth)}`, oth })),
+    publicJwk(rsa, { kid: 'x5c and x5t', x5c: ['MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA'], x5t: 'AAAA', 'x5t#S256': 5, x5u: 'http://127.0.0.1:1/x' }),
+    publicJwk(rsa, { kid: 'extra members', k: 'AAAA', ext: false, iat: 5, nested: { keys: [] }, __proto__note: 'x' }),
+    publicJwk(p256, { kid: 'p256 with n and e', n: rsa.publicKey.export({ format: 'jwk' }).n, e: 'AQAB' }),
+    ...['EC2', 'rsa', 5, null, 'oct ', ''].map((kty) => publicJwk(rsa, { kid: `kty ${JSON.stringify(kty)}`, kty })),
+    { kty: 'oct', k: Buffer.from(HMAC_SECRET).toString('base64url'), kid: 'oct with alg HS256', alg: 'HS256' },
+    { kty: 'oct', k: '', kid: 'oct empty' },
+    publicJwk(rsa, { kid: 'rsa e 65537', e: 65_537 }),
+    publicJwk(rsa, { kid: 'rsa n number', n: 5 }),
+    publicJwk(p256, { kid: 'p256 x short', x: 'AAAA' }),
+    publicJwk(ed25519, { kid: 'ed25519 x short', x: 'AA' }),
+    publicJwk(ed25519, { kid: 'ed25519 with y', y: 'AAAA' }),
+    publicJwk(keys.p521!, { kid: 'p521' }),
+    publicJwk(keys['rsa2048-other']!, { kid: 'rsa2048-other' }),
+    publicJwk(rsa, { kid: 'rsa twice' }),
+    publicJwk(rsa, { kid: 'rsa twice' }),
+    publicJwk(rsa, { kid: 'rsa and p256 share a kid' }),
+    publicJwk(p256, { kid: 'rsa and p256 share a kid' }),
+  ];
+  const signerOf = new Map<unknown, KeyPair>(jwks.flatMap((jwk): [unknown, KeyPair][] => (typeof jwk.kid === 'string' && jwk.kid.startsWith('p256') ? [[jwk.kid, p256]] : typeof jwk.kid === 'string' && jwk.kid.startsWith('ed25519') ? [[jwk.kid, ed25519]] : [])));
+  return { jwks, signerOf };
+}

@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import { bearerJwt, JsonWebTokenError, SecurityError, type BearerJwtHandler } from '../../../src/auth';
 import { tokenErrorDescription } from '../../../src/token/token-error-description';
 
@@ -13,6 +13,13 @@ export interface ScenarioSpec {
   /** An HMAC secret (text), or a public key. */
   secret?: string | KeyObject;
   jwks?: { keys: Record<string, unknown>[] };
+  /** A JWK set fetched from this URL: svcgate's `jwks` given as a URL, the oracle's createRemoteJWKSet. */
+  jwksUrl?: string;
+  /**
+   * An issuer whose metadata (/.well-known/openid-configuration) names the set: svcgate's
+   * issuerBaseURL; the oracle reads the metadata's jwks_uri itself, then uses createRemoteJWKSet.
+   */
+  issuerBaseURL?: string;
   /** Unset: svcgate's default, HS256. */
   algorithms?: string[];
   issuer: string | string[];
@@ -32,7 +39,7 @@ export interface ScenarioSpec {
   issuers?: IssuerEntrySpec[];
 }
 
-export type IssuerEntrySpec = Pick<ScenarioSpec, 'issuer' | 'secret' | 'jwks' | 'algorithms' | 'audience'>;
+export type IssuerEntrySpec = Pick<ScenarioSpec, 'issuer' | 'secret' | 'jwks' | 'jwksUrl' | 'issuerBaseURL' | 'algorithms' | 'audience'>;
 
 /** RFC 9068, section 2.2: the claims every JWT access token carries. */
 const RFC9068_CLAIMS = ['iss', 'exp', 'aud', 'sub', 'client_id', 'iat', 'jti'];
@@ -60,7 +67,7 @@ export function makeScenario(spec: ScenarioSpec): Scenario {
   const maxHeaderBytes = spec.maxHeaderBytes ?? 8192;
   const expRequiredByDefault = spec.requiredClaims === undefined && spec.profile === undefined;
   // An entry's fields replace the top level's, also when absent (no audience check, the default algorithm).
-  const entries = (spec.issuers ?? [spec]).map((entry): ScenarioSpec => ({ ...spec, issuer: entry.issuer, secret: entry.secret, jwks: entry.jwks, algorithms: entry.algorithms, audience: entry.audience }));
+  const entries = (spec.issuers ?? [spec]).map((entry): ScenarioSpec => ({ ...spec, issuer: entry.issuer, secret: entry.secret, jwks: entry.jwks, jwksUrl: entry.jwksUrl, issuerBaseURL: entry.issuerBaseURL, algorithms: entry.algorithms, audience: entry.audience }));
   const oracles = entries.map((entry) => ({ issuers: [entry.issuer].flat(), key: oracleKey(entry), options: oracleOptions(entry) }));
   const [only] = oracles;
   // Documented: with several issuers, the unverified payload's iss chooses the entry (jose's decodeJwt reads it), and that entry verifies.
@@ -181,6 +188,8 @@ function issuerFields(entry: IssuerEntrySpec): Record<string, unknown> {
     issuer: entry.issuer,
     ...(entry.secret === undefined ? {} : { secret: entry.secret }),
     ...(entry.jwks === undefined ? {} : { jwks: entry.jwks }),
+    ...(entry.jwksUrl === undefined ? {} : { jwks: entry.jwksUrl }),
+    ...(entry.issuerBaseURL === undefined ? {} : { issuerBaseURL: entry.issuerBaseURL }),
     ...(entry.algorithms === undefined ? {} : { algorithms: entry.algorithms }),
     audience: entry.audience ?? false,
   };
@@ -200,9 +209,22 @@ function svcgateHandler(spec: ScenarioSpec): BearerJwtHandler {
 
 function oracleKey(spec: ScenarioSpec): Uint8Array | KeyObject | JWTVerifyGetKey {
   if (spec.jwks !== undefined) return createLocalJWKSet(structuredClone(spec.jwks) as unknown as JSONWebKeySet);
+  if (spec.jwksUrl !== undefined) return createRemoteJWKSet(new URL(spec.jwksUrl));
+  if (spec.issuerBaseURL !== undefined) return discoveredRemoteSet(spec.issuerBaseURL);
   if (typeof spec.secret === 'string') return new TextEncoder().encode(spec.secret);
   if (spec.secret === undefined) throw new Error(`scenario ${spec.name} has no key`);
   return spec.secret;
+}
+
+/** OpenID Connect discovery as the oracle's own few lines: the metadata's jwks_uri, read once, then jose's remote set. */
+function discoveredRemoteSet(issuerBaseURL: string): JWTVerifyGetKey {
+  let remote: Promise<JWTVerifyGetKey> | undefined;
+  return async (header, token) => {
+    remote ??= fetch(`${issuerBaseURL.replace(/\/$/, '')}/.well-known/openid-configuration`)
+      .then((response) => response.json())
+      .then((metadata) => createRemoteJWKSet(new URL((metadata as { jwks_uri: string }).jwks_uri)));
+    return (await remote)(header, token);
+  };
 }
 
 /** The jwtVerify options svcgate documents for its configuration (docs/openapi-apis.md, the bearerJwt options). */
