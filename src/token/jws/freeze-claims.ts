@@ -19,5 +19,14 @@ export function freezeClaims<T extends object>(payload: T): T {
 function freezeWithin(value: object, depth: number): void {
   if (depth > MAX_CLAIM_DEPTH) throw new JwtCheckFailure('ERR_JWT_INVALID', `the claims nest deeper than ${MAX_CLAIM_DEPTH} levels`);
   Object.freeze(value);
-  for (const child of Object.values(value)) if (typeof child === 'object' && child !== null) freezeWithin(child, depth + 1);
+  // Walked in place rather than listed first (Object.values); own members only, whatever an app added to Object.prototype.
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) freezeChild(value[index], depth);
+  } else {
+    for (const name in value) if (Object.hasOwn(value, name)) freezeChild((value as Record<string, unknown>)[name], depth);
+  }
+}
+
+function freezeChild(child: unknown, depth: number): void {
+  if (typeof child === 'object' && child !== null) freezeWithin(child, depth + 1);
 }

@@ -50,8 +50,9 @@ function makeCheck(key: KeyObject, alg: string): SignatureCheck {
     if (key.type !== 'secret') throw keyMisfit(`KeyObject instances for symmetric algorithms must be of type "secret"`);
     const digest = DIGESTS[alg];
     if (digest === undefined) throw unsupported(alg);
+    const length = Number.parseInt(digest.slice(3), 10) >> 3;
     // timingSafeEqual throws on a length mismatch, which is a wrong signature like any other.
-    return (signingInput, signature) => signature.length === digestLength(digest) && timingSafeEqual(createHmac(digest, key).update(signingInput).digest(), signature);
+    return (signingInput, signature) => signature.length === length && timingSafeEqual(createHmac(digest, key).update(signingInput).digest(), signature);
   }
   if (key.type === 'secret') throw keyMisfit('KeyObject instances for asymmetric algorithms must not be of type "secret"');
   const input = verifyInput(key, alg);
@@ -116,10 +117,6 @@ function checkPssParameters(key: KeyObject, alg: string): void {
   const bits = Number.parseInt(alg.slice(-3), 10);
   if (hashAlgorithm !== undefined && (hashAlgorithm !== `sha${bits}` || mgf1HashAlgorithm !== hashAlgorithm)) throw keyMisfit(`its RSA-PSS parameters do not meet the requirements of "alg" ${alg}`);
   if (saltLength !== undefined && saltLength > bits >> 3) throw keyMisfit(`its RSA-PSS parameter saltLength does not meet the requirements of "alg" ${alg}`);
-}
-
-function digestLength(digest: string): number {
-  return Number.parseInt(digest.slice(3), 10) >> 3;
 }
 
 function unsupported(alg: string): JwtCheckFailure {
