@@ -167,7 +167,7 @@ export function peerLines({ cells: table, check }) {
     '',
     ...tableOf((ratio) => ratio),
     '',
-    ...(perCpuRead ? ["Requests per CPU second of the server process (all its threads, from /proc), ratio to the twin's in the same windows. The scheduler shares a CPU between threads, not processes: jose (inside express-oauth2-jwt-bearer, and svcgate while it verifies through jose) checks RSA, EC and Ed25519 signatures on libuv's thread pool, whose threads take CPU time beside the main thread's, so where this table is below the first one, the server got more than its half of the CPU and the requests ratio flatters it:",
+    ...(perCpuRead ? ["Requests per CPU second of the server process (all its threads, from /proc), ratio to the twin's in the same windows. The scheduler shares a CPU between threads, not processes: jose 4 inside express-oauth2-jwt-bearer checks RSA, EC and Ed25519 signatures on libuv's thread pool (svcgate and express-jwt check them synchronously, on the main thread), whose threads take CPU time beside the main thread's, so where this table is below the first one, the server got more than its half of the CPU and the requests ratio flatters it:",
     '',
     ...tableOf((ratio) => ratio?.perCpu),
     ''] : []),
