@@ -131,6 +131,8 @@ describe('bad configurations are ConfigErrors that name what is wrong', () => {
     ['PEM text that is not a key', { issuer: ISSUER, secret: '-----BEGIN PUBLIC KEY-----\nnope\n-----END PUBLIC KEY-----', algorithms: ['RS256'] }, 'the PEM text is not a public key'],
     ['secret and jwks together', { ...HS256, jwks: { keys: [] } }, 'both secret and jwks are given'],
     ['HS256 with a JWK set', { issuer: ISSUER, jwks: { keys: [] } }, 'HS256 cannot be used with a JWK set'],
+    // A value structuredClone cannot copy escaped as a DataCloneError from bearerJwt() when the set was copied without a check.
+    ['a JWK set holding a function', { issuer: ISSUER, audience: false, algorithms: ['RS256'], jwks: { keys: [{ kty: 'RSA', n: () => 'x', e: 'AQAB' }] } }, '$.jwks: invalid JWK set'],
     ['a secret of another type', { issuer: ISSUER, secret: 42 }, 'secret must be a string, a Buffer or a KeyObject'],
     ['an unknown option (a typo)', { ...HS256, audiance: 'x' }, 'Unrecognized key'],
     ['a negative clockTolerance', { ...HS256, clockTolerance: -1 }, '$.clockTolerance'],

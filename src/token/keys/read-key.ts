@@ -21,7 +21,12 @@ export function readKey(secret: ConfiguredSecret | undefined, jwks: LocalJwkSet 
   if (jwks !== undefined) {
     const hmac = hmacOf(algorithms);
     if (hmac.length > 0) throw new ConfigError(FILE, `${at}.algorithms`, `${hmac.join(', ')} cannot be used with a JWK set`, 'list the asymmetric algorithms of the set, e.g. ["RS256"]');
-    return localJwkSet(jwks.keys);
+    try {
+      return localJwkSet(jwks.keys);
+    } catch (error) {
+      // The set is copied here: a value that cannot be copied (a function, a symbol) is a mistake of the configuration.
+      throw new ConfigError(FILE, `${at}.jwks`, `invalid JWK set: ${(error as Error).message}`, 'give { keys: [ ...public JWKs ] } of JSON values');
+    }
   }
   if (secret === undefined) throw new ConfigError(FILE, `${at}.secret`, 'no key is given', 'give secret (an HMAC secret or a public key) or jwks');
   const key = toKey(secret, algorithms, at);
