@@ -5,6 +5,7 @@
 // Every worker listens on the same port: node:cluster hands the connections out among them.
 import cluster from 'node:cluster';
 import { createRequire } from 'node:module';
+import { Server } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { JWT } from '../demo-jwt.mjs';
@@ -20,6 +21,13 @@ const USERS_API = join(HERE, '../users-api');
 const GRACE_MS = 5_000;
 
 const app = express();
+let stopping = false;
+// Once the worker is stopping, each answer closes its connection, so a kept-alive client moves to
+// another worker (or sees the refusal of a stopped service) instead of sending here again.
+app.use((_req, res, next) => {
+  if (stopping) res.set('connection', 'close');
+  next();
+});
 // For the example only: which process answered, so that `curl -i` (and the test) can see the
 // workers take turns. A real API has no reason to tell its callers its pids.
 app.use((_req, res, next) => {
@@ -30,16 +38,25 @@ app.use(bearerJwtAcl({ openapi: join(USERS_API, 'openapi.yaml'), handler: bearer
 usersRoutes(app);
 app.use((req, res) => res.status(404).json({ error: 'NotFound', message: `no route ${req.method} ${req.path}` }));
 
-const server = app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1');
+const port = Number(process.env.PORT ?? 3000);
+const server = app.listen(port, '127.0.0.1');
+// A port in use or not allowed: one line rather than a stack trace, and an exit before listening,
+// which tells the primary not to fork this slot again.
+server.on('error', (error) => {
+  console.error(`worker ${process.env.WORKER_SLOT ?? 0}: cannot listen on 127.0.0.1:${port}: ${error.code ?? error.message}`);
+  process.exit(1);
+});
 
 // SIGTERM comes from the primary, or from systemd or Kubernetes to the whole process group at
 // once: either way, stop taking connections, let the requests under way finish, then exit.
-let stopping = false;
 function stop() {
   if (stopping) return;
   stopping = true;
-  server.close(() => process.exit(0));
-  server.closeIdleConnections();
+  // net's close, not http's: since Node 19 http's also destroys every kept-alive connection that
+  // is idle at that moment, and under load such a connection may already hold the client's next
+  // request, which would get a reset instead of an answer. Here each connection ends after its
+  // next answer (the connection: close above), or when it has been idle for keepAliveTimeout.
+  Server.prototype.close.call(server, () => process.exit(0));
   setTimeout(() => process.exit(0), GRACE_MS).unref();
 }
 process.on('SIGTERM', stop);

@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -142,5 +142,53 @@ test('a worker that fails before it listens (the port is taken) is not forked ag
   const { code, stderr } = await primary.exited;
   expect(code).toBe(1);
   expect(stderr).toMatch(/worker \d \(pid \d+\) exited with code 1 before it listened: stopping every worker/);
+  // The worker says why in one line, not with an unhandled 'error' event's stack trace.
+  expect(stderr).toContain(`cannot listen on 127.0.0.1:${port}: EADDRINUSE`);
+  expect(stderr).not.toContain('Unhandled');
   expect(primary.lines.filter((line) => line.includes('forked pid'))).toEqual([]);
+}, 60_000);
+
+/** A GET through `agent`, so that a kept-alive connection is used again: its answer, its connection header and the local port it went out from. */
+function getThrough(agent: Agent, url: string, token: string): Promise<Answer & { connection: string | undefined; localPort: number }> {
+  return new Promise((resolve, reject) => {
+    request(url, { agent, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      const localPort = res.socket.localPort!;
+      res.on('end', () => resolve({ status: res.statusCode!, pid: Number(String(res.headers['x-worker']).split('/')[1]), body, connection: res.headers.connection, localPort }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+test('SIGTERM: a kept-alive connection that was idle when its worker stopped still gets its next request answered, with connection: close', async () => {
+  primary = startPrimary();
+  const ready = await primary.line((line) => line.startsWith('listening '));
+  const url = /^listening (\S+) /.exec(ready)![1]!;
+  const token = /Bearer ([^']+)'/.exec(await primary.line((line) => line.includes('/users/3 ')))![1]!;
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const first = await getThrough(agent, `${url}/users/3`, token);
+  expect([first.status, first.connection]).toEqual([200, 'keep-alive']);
+
+  // Stop everything, and wait until no worker takes new connections any more: both have stopped
+  // (the primary refuses them once its listening socket is closed, or resets one it accepted just
+  // before, when no worker is left to hand it to).
+  primary.child.kill('SIGTERM');
+  let refused: NodeJS.ErrnoException | undefined;
+  for (let attempt = 0; attempt < 200 && refused === undefined; attempt++) {
+    await get(`${url}/users/3`, token).then(
+      () => new Promise((resolve) => setTimeout(resolve, 25)),
+      (error: NodeJS.ErrnoException) => (refused = error),
+    );
+  }
+  expect(['ECONNREFUSED', 'ECONNRESET']).toContain(refused?.code);
+
+  // The connection that sat idle is still open (destroying it could reset a request already on its
+  // way): the request sent on it is answered by the same worker, which then closes it.
+  const second = await getThrough(agent, `${url}/users/3`, token);
+  expect(second).toMatchObject({ status: 200, pid: first.pid, connection: 'close', localPort: first.localPort });
+  agent.destroy();
+  const { code } = await primary.exited;
+  expect(code).toBe(0);
 }, 60_000);
