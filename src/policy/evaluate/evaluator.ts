@@ -118,7 +118,7 @@ export function unavailable(reason: string, retryAfterSeconds: number): Decision
  */
 export class Evaluator implements DecisionSource {
   private cache: LruCache<string, Decision>;
-  private lists = new InternedLists();
+  private lists = decisionLists();
   private call: WasmCall;
 
   private constructor(
@@ -184,8 +184,23 @@ export class Evaluator implements DecisionSource {
     this.call = wasmCall(next);
     this.current = data;
     this.cache = new LruCache(this.cacheSize);
-    this.lists = new InternedLists();
+    this.lists = decisionLists();
   }
+}
+
+/**
+ * The lists an evaluator's decisions share (see InternedLists). Reasons have a table of their own:
+ * they may name roles from tokens (`role <name> is not declared in the ACL`), so denials for many
+ * undeclared roles fill it, and must not use up the room of the lists the data document grants.
+ */
+export interface DecisionLists {
+  /** Granted attribute globs and scopes to ask for: lists of the data document. */
+  granted: InternedLists;
+  reasons: InternedLists;
+}
+
+function decisionLists(): DecisionLists {
+  return { granted: new InternedLists(), reasons: new InternedLists() };
 }
 
 const PAGE_BYTES = 65_536;
@@ -234,7 +249,7 @@ export function listOf(operations: Readonly<Record<string, { list?: ListSpec }>>
 }
 
 /** Accepts only a result of exactly the documented shape; anything else is a deny. */
-function readDecision(resultSet: unknown, list: ListSpec | undefined, claims: PolicyInput['claims'], lists: InternedLists): Decision {
+function readDecision(resultSet: unknown, list: ListSpec | undefined, claims: PolicyInput['claims'], lists: DecisionLists): Decision {
   if (!Array.isArray(resultSet) || resultSet.length !== 1) return denied('the policy returned no decision');
   return decisionFrom((resultSet[0] as { result?: unknown } | undefined)?.result, list, claims, lists);
 }
@@ -245,13 +260,13 @@ export const MALFORMED_DECISION = 'the policy returned a malformed decision';
  * The policy's `decision` (or, for a list operation, `plan`) value as a Decision when it has
  * exactly the documented shape, else a deny. A plan must agree with the decision beside it and take
  * its values from the input's `claims` (see listPlanFrom). With `lists`, its lists are the frozen
- * copies seen before (see InternedLists).
+ * copies seen before (see DecisionLists).
  */
-export function decisionFrom(result: unknown, list?: ListSpec, claims?: PolicyInput['claims'], lists?: InternedLists): Decision {
+export function decisionFrom(result: unknown, list?: ListSpec, claims?: PolicyInput['claims'], lists?: DecisionLists): Decision {
   if (!isDecision(result)) return denied(MALFORMED_DECISION);
   const { attributes, scopes, reasons } = result;
   const decision: Decision = lists
-    ? { allow: result.allow, attributes: lists.intern(attributes), role: result.role, possession: result.possession, scopes: lists.intern(scopes), reasons: lists.intern(reasons) }
+    ? { allow: result.allow, attributes: lists.granted.intern(attributes), role: result.role, possession: result.possession, scopes: lists.granted.intern(scopes), reasons: lists.reasons.intern(reasons) }
     : { allow: result.allow, attributes, role: result.role, possession: result.possession, scopes, reasons };
   if (list !== undefined) {
     const plan = listPlanFrom((result as { list?: unknown }).list, list, decision, claims ?? {});

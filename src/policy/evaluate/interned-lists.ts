@@ -10,8 +10,8 @@ const MAX_KEY = 1024;
  * even when every request is new (a new token, a new item): the copy seen before arrives frozen,
  * so caching its decision freezes nothing, and the filter finds its globs parsed (it remembers
  * them by the list's identity). At most `limit` lists are remembered (reasons may name a role
- * from a token); past that, or for a list whose key is too long, the list is given back as it
- * came, unfrozen, as every list was before.
+ * from a token, so the evaluator keeps them in a table of their own); past that, or for a list
+ * whose key is too long, the list is given back as it came, unfrozen, as every list was before.
  */
 export class InternedLists {
   private readonly known = new Map<string, readonly string[]>();
