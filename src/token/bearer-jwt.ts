@@ -36,6 +36,8 @@ interface CachedToken {
   source: KeySource;
   /** The header's kid when a string: as the key lookup reads it. */
   kid: string | undefined;
+  /** The header's alg: a key the set keeps for other algorithms (or uses) no longer serves the token. */
+  alg: string;
   key: KeyObject;
 }
 
@@ -64,7 +66,7 @@ export function bearerJwt(config: BearerJwtConfig): BearerJwtHandler {
     // Another token with the same last characters is a miss, and leaves the cached one in place.
     if (cached?.token === token) {
       // A hit needs its key still in a set younger than cacheMaxAge: a key the provider dropped stops verifying cached tokens too.
-      if (cached.expiresAt > Date.now() && cached.source.stillServes(cached.kid, cached.key)) return cached.payload;
+      if (cached.expiresAt > Date.now() && cached.source.stillServes(cached.kid, cached.alg, cached.key)) return cached.payload;
       cache.delete(key);
     }
     return verifyAndCache(token);
@@ -86,7 +88,7 @@ export function bearerJwt(config: BearerJwtConfig): BearerJwtHandler {
 
   const remember = (token: string, issuer: IssuerVerifier, { payload, header, key }: VerifiedJwt): VerifiedPayload => {
     const verified = payload as VerifiedPayload;
-    cache.set(cacheKey(token), { token, payload: verified, expiresAt: cacheExpiry(verified, cacheSettings), source: issuer.keys, kid: typeof header.kid === 'string' ? header.kid : undefined, key });
+    cache.set(cacheKey(token), { token, payload: verified, expiresAt: cacheExpiry(verified, cacheSettings), source: issuer.keys, kid: typeof header.kid === 'string' ? header.kid : undefined, alg: header.alg as string, key });
     return verified;
   };
 

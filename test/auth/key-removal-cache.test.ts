@@ -98,3 +98,15 @@ test('Express: a request whose cached token lost its key gets a 401 that says so
     await server.close();
   }
 });
+
+test('a cached token whose key the set now keeps for another use (use enc) is refused once a new kid has brought the set again', async () => {
+  const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: jwks.url, algorithms: ['ES256'], cooldownDuration: 100 });
+  await verify.ready();
+  const tokenA = await bearer(keyA);
+  await expect(verify(tokenA)).resolves.toMatchObject({ sub: 'a' });
+  // Still published, but no longer for signatures: a new verification finds no key for the token.
+  jwks.serve([{ ...keyA, jwk: { ...keyA.jwk, use: 'enc' } }, keyB]);
+  await wait(200);
+  await expect(verify(await bearer(keyB))).resolves.toMatchObject({ sub: 'b' });
+  await expect(verify(tokenA)).rejects.toMatchObject(noMatchingKey);
+});

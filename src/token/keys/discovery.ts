@@ -38,7 +38,7 @@ export function discoveredKeys(base: URL, issuers: readonly string[], algorithms
       const atHand = metadata.atHand();
       return atHand === undefined ? resolve() : keysOf(atHand);
     },
-    stillServes: (kid, key) => set?.stillServes(kid, key) ?? false,
+    stillServes: (kid, alg, key) => set?.stillServes(kid, alg, key) ?? false,
     check: async () => {
       try {
         const keys = await resolve();

@@ -51,11 +51,12 @@ export interface KeySource {
   /** Rejects with KeySetUnavailableError when they cannot be fetched. */
   current(): VerificationKeys | Promise<VerificationKeys>;
   /**
-   * Whether a token verified earlier with `key` under the header's `kid` may
+   * Whether a token verified earlier with `key` under the header's `kid` and `alg` may
    * still be served from the token cache: the key is in the current set, which is younger than
-   * cacheMaxAge. Otherwise the token is verified again, which refetches a stale set.
+   * cacheMaxAge, and still verifies `alg` there (its use, key_ops and alg may have changed).
+   * Otherwise the token is verified again, which refetches a stale set.
    */
-  stillServes(kid: string | undefined, key: unknown): boolean;
+  stillServes(kid: string | undefined, alg: string, key: unknown): boolean;
   /** The start-up check: fetches what a first token would need. Never rejects. */
   check(): Promise<StartupProblem[]>;
 }
@@ -74,7 +75,7 @@ export function remoteKeys(url: URL, algorithms: string[], timings: KeySetTiming
   const keys: VerificationKeys = { lookup: set.lookup, algorithms: new Set(algorithms) };
   return {
     current: () => keys,
-    stillServes: (kid, key) => set.stillServes(kid, key),
+    stillServes: (kid, alg, key) => set.stillServes(kid, alg, key),
     check: () => checkKeySet(set, algorithms, at),
   };
 }
@@ -162,11 +163,11 @@ export class RemoteKeySet {
     }
   }
 
-  stillServes(kid: string | undefined, key: unknown): boolean {
+  stillServes(kid: string | undefined, alg: string, key: unknown): boolean {
     const snapshot = this.snapshot;
     if (snapshot === undefined || !this.fresh(snapshot) || !(key instanceof KeyObject)) return false;
     const identity = keyIdentity(key);
-    return identity !== undefined && snapshot.keys.some((entry) => entry.identity === identity && (kid === undefined || entry.kid === kid));
+    return identity !== undefined && snapshot.keys.some((entry) => entry.identity === identity && (kid === undefined || entry.kid === kid) && entry.algorithms.includes(alg));
   }
 
   /** The set, fetched when there is none yet or it is older than cacheMaxAge. */
