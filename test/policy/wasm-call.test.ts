@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadPolicySync } from '@open-policy-agent/opa-wasm';
 import fc from 'fast-check';
-import { compileAcl, Evaluator, type PolicyInput } from '../../src/policy';
-import { decisionFrom, ENTRYPOINT } from '../../src/policy/evaluate/evaluator';
+import { compileAcl, Evaluator, type Decision, type PolicyInput } from '../../src/policy';
+import { decisionFrom, ENTRYPOINT, listOf, PLAN_ENTRYPOINT } from '../../src/policy/evaluate/evaluator';
 import { policyWasmPath } from '../../src/policy/evaluate/policy-wasm-path';
 
 // The evaluator writes the input into policy.wasm's memory and calls opa_eval itself, instead of
@@ -63,4 +63,71 @@ test("with this opa-wasm, the evaluator calls opa_eval itself, not opa-wasm's ev
   } finally {
     evaluate.mockRestore();
   }
+});
+
+// A list operation is decided at the `plan` entrypoint: through the direct call as well, and as
+// opa-wasm's evaluate decides it.
+describe('the plan entrypoint (list operations)', () => {
+  const LISTS = join(__dirname, '../fixtures/orders-list');
+  const listData = compileAcl({ openapi: join(LISTS, 'openapi.yaml'), acl: join(LISTS, 'permissions.yaml') });
+  const listEvaluator = Evaluator.createSync(listData, { decisionCacheSize: 0 });
+  const listReference = loadPolicySync(readFileSync(policyWasmPath()), { initial: 64 });
+  listReference.setData({ svcgate: { acl: listData } });
+  const lists = Object.entries(listData.operations).filter(([, operation]) => operation.list !== undefined);
+
+  test('decides list operations as opa-wasm evaluate does, without calling it', () => {
+    expect(lists.length).toBeGreaterThan(0);
+    const evaluate = jest.spyOn(Object.getPrototypeOf(listReference) as { evaluate: () => unknown }, 'evaluate');
+    const inputs: PolicyInput[] = [];
+    for (const [operation] of lists) {
+      for (const role of ['customer', 'support', 'nobody', ['customer', 'support']]) {
+        inputs.push({ operation, role, claims: { 'path:orderId': ['1', '2'], 'path:region': ['eu'], 'path:invoiceId': ['7'] } }, { operation, role, claims: {} });
+      }
+    }
+    let decisions: Decision[];
+    try {
+      decisions = inputs.map((each) => listEvaluator.evaluate(each));
+      expect(evaluate).not.toHaveBeenCalled();
+    } finally {
+      evaluate.mockRestore();
+    }
+    inputs.forEach((each, index) => {
+      const resultSet = listReference.evaluate(each, PLAN_ENTRYPOINT) as { result?: unknown }[];
+      expect(decisions[index]).toEqual(decisionFrom(resultSet[0]?.result, listOf(listData.operations, each.operation), each.claims));
+    });
+    expect(decisions.some((decision) => decision.list?.kind === 'some')).toBe(true);
+    expect(decisions.some((decision) => decision.list?.kind === 'all')).toBe(true);
+  });
+});
+
+// Should a new opa-wasm keep its fields elsewhere (private fields, another name), the evaluator
+// decides through its evaluate: the same decisions, on the decision and the plan entrypoints.
+test('a loaded policy of another shape (only evaluate, setData, entrypoints) is decided through evaluate', () => {
+  const opaWasm = jest.requireActual<typeof import('@open-policy-agent/opa-wasm')>('@open-policy-agent/opa-wasm');
+  const load = opaWasm.loadPolicySync;
+  const calls: string[] = [];
+  const spy = jest.spyOn(opaWasm, 'loadPolicySync').mockImplementation((...args: Parameters<typeof load>) => {
+    const loaded = load(...args);
+    const shape = {
+      entrypoints: (loaded as unknown as { entrypoints: Record<string, number> }).entrypoints,
+      setData: (value: object | ArrayBuffer) => loaded.setData(value),
+      evaluate: (value: unknown, entrypoint?: string | number) => {
+        calls.push(String(entrypoint));
+        return loaded.evaluate(value, entrypoint);
+      },
+    };
+    return shape as unknown as ReturnType<typeof load>;
+  });
+  let other: Evaluator;
+  try {
+    other = Evaluator.createSync(data, { decisionCacheSize: 0 });
+  } finally {
+    spy.mockRestore();
+  }
+  const owner: PolicyInput = { operation: 'GET /users/{userId}', role: 'user', params: { 'path:userId': ['3'] }, claims: { 'path:userId': ['3'] } };
+  const stranger: PolicyInput = { ...owner, claims: { 'path:userId': ['4'] } };
+  expect(other.evaluate(owner)).toEqual(expected(owner));
+  expect(other.evaluate(stranger)).toEqual(expected(stranger));
+  expect(other.evaluate(owner).allow).toBe(true);
+  expect(calls).toEqual([ENTRYPOINT, ENTRYPOINT, ENTRYPOINT]);
 });
