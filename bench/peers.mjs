@@ -23,6 +23,12 @@ const SVCGATE = {
   'EdDSA cold': 'express-acl-eddsa',
 };
 const GROUPS = Object.keys(SVCGATE);
+// A misspelt column would measure nothing and print a table of 'not measured' a minute later.
+const UNKNOWN_GROUPS = ONLY_GROUPS?.filter((group) => !GROUPS.includes(group)) ?? [];
+if (UNKNOWN_GROUPS.length > 0) {
+  console.error(`BENCH_PEER_GROUPS: no column ${UNKNOWN_GROUPS.map((group) => JSON.stringify(group)).join(', ')}; the columns are ${GROUPS.map((group) => `'${group}'`).join(', ')}, comma-separated`);
+  process.exit(2);
+}
 const ROWS = [
   { peer: 'floor', label: 'floor: node:crypto by hand (KeyObject made once), no cache' },
   { peer: 'svcgate', label: 'svcgate: bearerJwt + bearerJwtAcl (the example ACL)' },
