@@ -1,4 +1,4 @@
-// `node bench/cold-path.mjs [--dist <root>] [--runs 30] [--requests 2000] [--profile]`: the cold
+// `node bench/cold-path.mjs [--dist <root>] [--runs 30] [--requests 2000] [--profile] [--top 40] [--callers <function>]`: the cold
 // path of bearerJwtAcl in one process, without sockets or a load generator, so that a change to it
 // can be measured A/B (run it against two builds in turn: `--dist` names a folder holding
 // dist/cjs, default this checkout). Every request has a token and a user never seen before, so
@@ -22,6 +22,9 @@ import { fileURLToPath } from 'node:url';
 import { JWT } from './tokens.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+/** The options and what each takes; a misspelt one (`--run 3`) is refused rather than ignored, a run of 30 later. */
+const OPTIONS = { dist: 'folder', runs: 'count', requests: 'count', top: 'count', callers: 'function name', profile: 'flag' };
+
 const args = readArguments(process.argv.slice(2));
 const root = resolve(args.dist ?? join(HERE, '..'));
 const require = createRequire(join(root, 'package.json'));
@@ -218,10 +221,23 @@ function areaOf(url, functionName) {
 
 function readArguments(argv) {
   const options = { runs: 30, requests: 2000 };
+  const usage = `usage: node bench/cold-path.mjs ${Object.entries(OPTIONS).map(([name, kind]) => (kind === 'flag' ? `[--${name}]` : `[--${name} <${kind}>]`)).join(' ')}`;
+  const refuse = (problem) => {
+    console.error(`${problem}\n${usage}`);
+    process.exit(2);
+  };
   for (let i = 0; i < argv.length; i++) {
     const name = argv[i].replace(/^--/, '');
-    if (name === 'profile') options.profile = true;
-    else options[name] = /^\d+$/.test(argv[i + 1]) ? Number(argv[++i]) : argv[++i];
+    const kind = argv[i].startsWith('--') ? OPTIONS[name] : undefined;
+    if (kind === undefined) refuse(`unknown argument ${JSON.stringify(argv[i])}`);
+    if (kind === 'flag') {
+      options[name] = true;
+      continue;
+    }
+    const value = argv[++i];
+    if (value === undefined) refuse(`--${name} needs a ${kind}`);
+    if (kind === 'count' && !/^[1-9]\d*$/.test(value)) refuse(`--${name} takes a whole number of 1 or more, not ${JSON.stringify(value)}`);
+    options[name] = kind === 'count' ? Number(value) : value;
   }
   return options;
 }
