@@ -11,7 +11,8 @@ const [name, seconds = '10'] = process.argv.slice(2);
 // The peers' scenarios too (the floor, express-oauth2-jwt-bearer, express-jwt), to compare profiles.
 const ALL = [...SCENARIOS, ...PEER_SCENARIOS];
 const scenario = ALL.find((s) => s.name === name);
-if (!scenario) {
+// Seconds that are not a positive number would profile autocannon's default of about a second instead.
+if (!scenario || !(Number(seconds) > 0)) {
   console.error(`usage: npm run bench:profile -- <scenario> [seconds]; scenarios: ${ALL.map((s) => s.name).join(', ')}`);
   process.exit(2);
 }
