@@ -35,3 +35,16 @@ test('reasons are shared as well, while their own room lasts, and never given fo
   expect(c.reasons).toContain('role group-b is not declared in the ACL');
   expect(c.reasons).not.toContain('role group-a is not declared in the ACL');
 });
+
+// docs/policy.md: a decision's lists are frozen, cached or not (decisionCacheSize: 0 too), so a
+// handler that changes one fails the same way whatever the traffic before it.
+test('lists past the room of the table, or too long to be kept, arrive frozen all the same', () => {
+  const evaluator = Evaluator.createSync(data, { decisionCacheSize: 0 });
+  for (let n = 0; n < 1100; n++) evaluator.evaluate(owner(String(n), `group-${n}`));
+  const late = evaluator.evaluate(owner('1', 'group-late'));
+  expect(late.reasons).toContain('role group-late is not declared in the ACL');
+  expect(Object.isFrozen(late.reasons)).toBe(true);
+  const long = Evaluator.createSync(data, { decisionCacheSize: 0 }).evaluate(owner('1', `group-${'x'.repeat(2000)}`));
+  expect(long.reasons.some((reason) => reason.length > 2000)).toBe(true);
+  expect(Object.isFrozen(long.reasons)).toBe(true);
+});

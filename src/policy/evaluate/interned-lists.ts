@@ -11,7 +11,8 @@ const MAX_KEY = 1024;
  * so caching its decision freezes nothing, and the filter finds its globs parsed (it remembers
  * them by the list's identity). At most `limit` lists are remembered (reasons may name a role
  * from a token, so the evaluator keeps them in a table of their own); past that, or for a list
- * whose key is too long, the list is given back as it came, unfrozen, as every list was before.
+ * whose key is too long, the list is given back frozen but not remembered: docs/policy.md promises
+ * frozen lists whatever the traffic before, so a handler that changes one always fails the same way.
  */
 export class InternedLists {
   private readonly known = new Map<string, readonly string[]>();
@@ -21,11 +22,10 @@ export class InternedLists {
   intern(list: string[]): string[] {
     if (list.length === 0) return EMPTY as string[];
     const key = listKey(list);
-    if (key === undefined) return list;
-    const known = this.known.get(key);
+    const known = key === undefined ? undefined : this.known.get(key);
     if (known !== undefined) return known as string[];
-    if (this.known.size >= this.limit) return list;
-    this.known.set(key, Object.freeze(list));
+    Object.freeze(list);
+    if (key !== undefined && this.known.size < this.limit) this.known.set(key, list);
     return list;
   }
 }
