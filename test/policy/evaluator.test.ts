@@ -22,6 +22,34 @@ test('setData swaps the data: later evaluations see only the new document', asyn
   expect(evaluator.data).toBe(restricted);
 });
 
+test('setData called twice at once: the document of the later call stays, whichever instance is ready first', async () => {
+  const opaWasm = jest.requireActual<typeof import('@open-policy-agent/opa-wasm')>('@open-policy-agent/opa-wasm');
+  const load = opaWasm.loadPolicy;
+  const evaluator = await Evaluator.create(data);
+  const restricted = compileAcl({ openapi: join(EXAMPLE, 'openapi.yaml'), acl: { admin: { '/users': { 'read:any': ['*'] } } } });
+  // The first call's instance is ready only after the second call has finished.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let calls = 0;
+  const spy = jest.spyOn(opaWasm, 'loadPolicy').mockImplementation(async (...args: Parameters<typeof load>) => {
+    const first = calls++ === 0;
+    const loaded = await load(...args);
+    if (first) await held;
+    return loaded;
+  });
+  try {
+    const older = evaluator.setData(data);
+    await evaluator.setData(restricted);
+    release();
+    await older;
+  } finally {
+    spy.mockRestore();
+  }
+  expect(calls).toBe(2);
+  expect(evaluator.data).toBe(restricted);
+  expect(evaluator.evaluate(adminReadsUser).allow).toBe(false);
+});
+
 test('two evaluators on different data do not share state', async () => {
   const open = await Evaluator.create(data);
   const closed = await Evaluator.create(compileAcl({ openapi: join(EXAMPLE, 'openapi.yaml'), acl: {} }));

@@ -120,6 +120,9 @@ export class Evaluator implements DecisionSource {
   private cache: LruCache<string, Decision>;
   private lists = decisionLists();
   private call: WasmCall;
+  /** setData calls so far, and the number of the one whose data is in place (see setData). */
+  private setDataCalls = 0;
+  private swappedCall = 0;
 
   private constructor(
     policy: LoadedPolicy,
@@ -177,10 +180,17 @@ export class Evaluator implements DecisionSource {
     return decision;
   }
 
-  /** Loads new data into a fresh instance, then swaps; evaluations in between use the old data. */
+  /**
+   * Loads new data into a fresh instance, then swaps; evaluations in between use the old data. Of
+   * calls that overlap, the latest one that succeeds stays: an earlier call whose instance is
+   * ready later (instantiation runs off the thread) swaps nothing.
+   */
   async setData(data: DataDocument): Promise<void> {
+    const call = ++this.setDataCalls;
     const text = dataText(data);
     const next = withData(await loadPolicy(this.wasm.bytes, memoryFor(text)), text, data);
+    if (call < this.swappedCall) return;
+    this.swappedCall = call;
     this.call = wasmCall(next);
     this.current = data;
     this.cache = new LruCache(this.cacheSize);
