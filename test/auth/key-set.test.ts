@@ -78,6 +78,36 @@ describe('the key set follows the provider', () => {
     expect(jwks.fetches).toBe(fetches + 1);
   });
 
+  test('while the provider fails, unknown kids bring one fetch per cooldown, not one per request', async () => {
+    let fetches = 0;
+    let failing = false;
+    const provider = await listen((_req, res) => {
+      fetches += 1;
+      res.statusCode = failing ? 500 : 200;
+      res.end(failing ? 'down' : JSON.stringify({ keys: [keyA.jwk] }));
+    });
+    try {
+      const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: `${provider.url}/jwks.json`, algorithms: ['ES256'], cooldownDuration: 200 });
+      await verify.ready();
+      failing = true;
+      await wait(250);
+      // The first unknown kid after the cooldown tries the provider, which fails.
+      await expect(verify(await bearer(keyB))).rejects.toMatchObject({ code: 'ERR_JWKS_UNAVAILABLE' });
+      const afterFailure = fetches;
+      // A storm of made-up kids within the cooldown of that failure: answered with the set at hand, no fetch each.
+      for (let n = 0; n < 20; n += 1) await expect(verify(await bearer(keyB, { n }))).rejects.toMatchObject({ code: 'ERR_JWKS_NO_MATCHING_KEY' });
+      expect(fetches).toBe(afterFailure);
+      await expect(verify(await bearer(keyA))).resolves.toMatchObject({ sub: 'a' });
+      // Once that cooldown has passed, an unknown kid tries again, and a provider back up brings the key.
+      failing = false;
+      await wait(250);
+      await expect(verify(await bearer(keyB))).rejects.toMatchObject({ code: 'ERR_JWKS_NO_MATCHING_KEY' });
+      expect(fetches).toBe(afterFailure + 1);
+    } finally {
+      await provider.close();
+    }
+  });
+
   test('a set older than cacheMaxAge is fetched again before it verifies a token', async () => {
     const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: jwks.url, algorithms: ['ES256'], cacheMaxAge: 200 });
     await verify.ready();

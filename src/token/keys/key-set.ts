@@ -138,6 +138,8 @@ interface KeyEntry {
 export class RemoteKeySet {
   private snapshot: Snapshot | undefined;
   private pending: Promise<Snapshot> | undefined;
+  /** Date.now() when a fetch last failed: an unknown kid waits out the cooldown from it too. */
+  private failedAt = -Infinity;
 
   constructor(
     readonly url: URL,
@@ -158,7 +160,8 @@ export class RemoteKeySet {
       // Another lookup may have brought a newer set meanwhile; else fetch, unless one was fetched just now.
       const latest = this.snapshot ?? snapshot;
       if (latest !== snapshot) return latest.lookup(header);
-      if (Date.now() < latest.fetchedAt + this.timings.cooldownDuration) throw error;
+      // From the last fetch, good or failed: else, while the provider is down, each made-up kid would bring a fetch of its own.
+      if (Date.now() < Math.max(latest.fetchedAt, this.failedAt) + this.timings.cooldownDuration) throw error;
       return this.reload().then((reloaded) => reloaded.lookup(header));
     }
   }
@@ -177,9 +180,14 @@ export class RemoteKeySet {
   }
 
   private reload(): Promise<Snapshot> {
-    this.pending ??= this.fetchSnapshot().finally(() => {
-      this.pending = undefined;
-    });
+    this.pending ??= this.fetchSnapshot()
+      .catch((error: unknown) => {
+        this.failedAt = Date.now();
+        throw error;
+      })
+      .finally(() => {
+        this.pending = undefined;
+      });
     return this.pending;
   }
 
