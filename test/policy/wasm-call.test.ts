@@ -65,6 +65,29 @@ test("with this opa-wasm, the evaluator calls opa_eval itself, not opa-wasm's ev
   }
 });
 
+// The same, whether opa-wasm keeps evaluate on its prototype or on each instance: an instance whose
+// evaluate throws still decides.
+test('an instance whose own evaluate throws is still decided (the direct call does not need it)', () => {
+  const opaWasm = jest.requireActual<typeof import('@open-policy-agent/opa-wasm')>('@open-policy-agent/opa-wasm');
+  const load = opaWasm.loadPolicySync;
+  const spy = jest.spyOn(opaWasm, 'loadPolicySync').mockImplementation((...args: Parameters<typeof load>) => {
+    const loaded = load(...args);
+    loaded.evaluate = () => {
+      throw 'the fallback was taken';
+    };
+    return loaded;
+  });
+  let direct: Evaluator;
+  try {
+    direct = Evaluator.createSync(data, { decisionCacheSize: 0 });
+  } finally {
+    spy.mockRestore();
+  }
+  const owner: PolicyInput = { operation: 'GET /users/{userId}', role: 'user', params: { 'path:userId': ['9'] }, claims: { 'path:userId': ['9'] } };
+  expect(direct.evaluate(owner)).toEqual(expected(owner));
+  expect(direct.evaluate(owner).allow).toBe(true);
+});
+
 // A list operation is decided at the `plan` entrypoint: through the direct call as well, and as
 // opa-wasm's evaluate decides it.
 describe('the plan entrypoint (list operations)', () => {
