@@ -108,6 +108,32 @@ describe('the key set follows the provider', () => {
     }
   });
 
+  test('a stale set that the provider fails to send again: one fetch per cooldown, each token refused meanwhile', async () => {
+    let fetches = 0;
+    let failing = false;
+    const provider = await listen((_req, res) => {
+      fetches += 1;
+      res.statusCode = failing ? 500 : 200;
+      res.end(failing ? 'down' : JSON.stringify({ keys: [keyA.jwk] }));
+    });
+    try {
+      const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: `${provider.url}/jwks.json`, algorithms: ['ES256'], cacheMaxAge: 100, cooldownDuration: 400, cache: false });
+      await verify.ready();
+      failing = true;
+      await wait(150);
+      await expect(verify(await bearer(keyA))).rejects.toMatchObject({ code: 'ERR_JWKS_UNAVAILABLE', description: 'the key set cannot be fetched' });
+      const afterFailure = fetches;
+      for (let n = 0; n < 20; n += 1) await expect(verify(await bearer(keyA, { n }))).rejects.toMatchObject({ code: 'ERR_JWKS_UNAVAILABLE' });
+      expect(fetches).toBe(afterFailure);
+      failing = false;
+      await wait(450);
+      await expect(verify(await bearer(keyA))).resolves.toMatchObject({ sub: 'a' });
+      expect(fetches).toBe(afterFailure + 1);
+    } finally {
+      await provider.close();
+    }
+  });
+
   test('a set older than cacheMaxAge is fetched again before it verifies a token', async () => {
     const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: jwks.url, algorithms: ['ES256'], cacheMaxAge: 200 });
     await verify.ready();

@@ -138,8 +138,8 @@ interface KeyEntry {
 export class RemoteKeySet {
   private snapshot: Snapshot | undefined;
   private pending: Promise<Snapshot> | undefined;
-  /** Date.now() when a fetch last failed: an unknown kid waits out the cooldown from it too. */
-  private failedAt = -Infinity;
+  /** When a fetch last failed, and why: an unknown kid, and a stale set, wait out the cooldown from it too. */
+  private failed: { at: number; error: unknown } | undefined;
 
   constructor(
     readonly url: URL,
@@ -161,7 +161,7 @@ export class RemoteKeySet {
       const latest = this.snapshot ?? snapshot;
       if (latest !== snapshot) return latest.lookup(header);
       // From the last fetch, good or failed: else, while the provider is down, each made-up kid would bring a fetch of its own.
-      if (Date.now() < Math.max(latest.fetchedAt, this.failedAt) + this.timings.cooldownDuration) throw error;
+      if (Date.now() < Math.max(latest.fetchedAt, this.failed?.at ?? -Infinity) + this.timings.cooldownDuration) throw error;
       return this.reload().then((reloaded) => reloaded.lookup(header));
     }
   }
@@ -180,9 +180,16 @@ export class RemoteKeySet {
   }
 
   private reload(): Promise<Snapshot> {
+    // A stale set the provider failed to send again verifies nothing, and is not asked for again within the cooldown (a set never fetched is: the provider may start later).
+    const failed = this.failed;
+    if (this.snapshot !== undefined && failed !== undefined && Date.now() < failed.at + this.timings.cooldownDuration) return Promise.reject(failed.error);
     this.pending ??= this.fetchSnapshot()
+      .then((snapshot) => {
+        this.failed = undefined;
+        return snapshot;
+      })
       .catch((error: unknown) => {
-        this.failedAt = Date.now();
+        this.failed = { at: Date.now(), error };
         throw error;
       })
       .finally(() => {
