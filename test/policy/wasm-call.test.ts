@@ -65,24 +65,29 @@ test("with this opa-wasm, the evaluator calls opa_eval itself, not opa-wasm's ev
   }
 });
 
+type Loaded = ReturnType<typeof loadPolicySync>;
+
+/** An evaluator of the users API whose policy is what `reshape` makes of the instance opa-wasm loaded. */
+function evaluatorLoadedAs(reshape: (loaded: Loaded) => object): Evaluator {
+  const opaWasm = jest.requireActual<typeof import('@open-policy-agent/opa-wasm')>('@open-policy-agent/opa-wasm');
+  const load = opaWasm.loadPolicySync;
+  const spy = jest.spyOn(opaWasm, 'loadPolicySync').mockImplementation((...args: Parameters<typeof load>) => reshape(load(...args)) as Loaded);
+  try {
+    return Evaluator.createSync(data, { decisionCacheSize: 0 });
+  } finally {
+    spy.mockRestore();
+  }
+}
+
 // The same, whether opa-wasm keeps evaluate on its prototype or on each instance: an instance whose
 // evaluate throws still decides.
 test('an instance whose own evaluate throws is still decided (the direct call does not need it)', () => {
-  const opaWasm = jest.requireActual<typeof import('@open-policy-agent/opa-wasm')>('@open-policy-agent/opa-wasm');
-  const load = opaWasm.loadPolicySync;
-  const spy = jest.spyOn(opaWasm, 'loadPolicySync').mockImplementation((...args: Parameters<typeof load>) => {
-    const loaded = load(...args);
+  const direct = evaluatorLoadedAs((loaded) => {
     loaded.evaluate = () => {
       throw 'the fallback was taken';
     };
     return loaded;
   });
-  let direct: Evaluator;
-  try {
-    direct = Evaluator.createSync(data, { decisionCacheSize: 0 });
-  } finally {
-    spy.mockRestore();
-  }
   const owner: PolicyInput = { operation: 'GET /users/{userId}', role: 'user', params: { 'path:userId': ['9'] }, claims: { 'path:userId': ['9'] } };
   expect(direct.evaluate(owner)).toEqual(expected(owner));
   expect(direct.evaluate(owner).allow).toBe(true);
@@ -124,29 +129,17 @@ describe('the plan entrypoint (list operations)', () => {
 });
 
 // Should a new opa-wasm keep its fields elsewhere (private fields, another name), the evaluator
-// decides through its evaluate: the same decisions, on the decision and the plan entrypoints.
+// decides through its evaluate, with the same decisions.
 test('a loaded policy of another shape (only evaluate, setData, entrypoints) is decided through evaluate', () => {
-  const opaWasm = jest.requireActual<typeof import('@open-policy-agent/opa-wasm')>('@open-policy-agent/opa-wasm');
-  const load = opaWasm.loadPolicySync;
   const calls: string[] = [];
-  const spy = jest.spyOn(opaWasm, 'loadPolicySync').mockImplementation((...args: Parameters<typeof load>) => {
-    const loaded = load(...args);
-    const shape = {
-      entrypoints: (loaded as unknown as { entrypoints: Record<string, number> }).entrypoints,
-      setData: (value: object | ArrayBuffer) => loaded.setData(value),
-      evaluate: (value: unknown, entrypoint?: string | number) => {
-        calls.push(String(entrypoint));
-        return loaded.evaluate(value, entrypoint);
-      },
-    };
-    return shape as unknown as ReturnType<typeof load>;
-  });
-  let other: Evaluator;
-  try {
-    other = Evaluator.createSync(data, { decisionCacheSize: 0 });
-  } finally {
-    spy.mockRestore();
-  }
+  const other = evaluatorLoadedAs((loaded) => ({
+    entrypoints: (loaded as unknown as { entrypoints: Record<string, number> }).entrypoints,
+    setData: (value: object | ArrayBuffer) => loaded.setData(value),
+    evaluate: (value: unknown, entrypoint?: string | number) => {
+      calls.push(String(entrypoint));
+      return loaded.evaluate(value, entrypoint);
+    },
+  }));
   const owner: PolicyInput = { operation: 'GET /users/{userId}', role: 'user', params: { 'path:userId': ['3'] }, claims: { 'path:userId': ['3'] } };
   const stranger: PolicyInput = { ...owner, claims: { 'path:userId': ['4'] } };
   expect(other.evaluate(owner)).toEqual(expected(owner));
