@@ -63,6 +63,17 @@ describe('timings are options, checked at creation', () => {
   });
 });
 
+/** A provider serving keyA's set, answering 500 while `failing`; counts the fetches. */
+async function providerThatFails(): Promise<{ url: string; fetches: number; failing: boolean; close: () => Promise<void> }> {
+  const served = await listen((_req, res) => {
+    provider.fetches += 1;
+    res.statusCode = provider.failing ? 500 : 200;
+    res.end(provider.failing ? 'down' : JSON.stringify({ keys: [keyA.jwk] }));
+  });
+  const provider = { url: `${served.url}/jwks.json`, fetches: 0, failing: false, close: served.close };
+  return provider;
+}
+
 describe('the key set follows the provider', () => {
   test('a new kid is refused during the cooldown without another fetch, and found once the cooldown has passed', async () => {
     const patient = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: jwks.url, algorithms: ['ES256'], cooldownDuration: 60_000 });
@@ -79,56 +90,44 @@ describe('the key set follows the provider', () => {
   });
 
   test('while the provider fails, unknown kids bring one fetch per cooldown, not one per request', async () => {
-    let fetches = 0;
-    let failing = false;
-    const provider = await listen((_req, res) => {
-      fetches += 1;
-      res.statusCode = failing ? 500 : 200;
-      res.end(failing ? 'down' : JSON.stringify({ keys: [keyA.jwk] }));
-    });
+    const provider = await providerThatFails();
     try {
-      const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: `${provider.url}/jwks.json`, algorithms: ['ES256'], cooldownDuration: 200 });
+      const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: provider.url, algorithms: ['ES256'], cooldownDuration: 200 });
       await verify.ready();
-      failing = true;
+      provider.failing = true;
       await wait(250);
       // The first unknown kid after the cooldown tries the provider, which fails.
       await expect(verify(await bearer(keyB))).rejects.toMatchObject({ code: 'ERR_JWKS_UNAVAILABLE' });
-      const afterFailure = fetches;
+      const afterFailure = provider.fetches;
       // A storm of made-up kids within the cooldown of that failure: answered with the set at hand, no fetch each.
       for (let n = 0; n < 20; n += 1) await expect(verify(await bearer(keyB, { n }))).rejects.toMatchObject({ code: 'ERR_JWKS_NO_MATCHING_KEY' });
-      expect(fetches).toBe(afterFailure);
+      expect(provider.fetches).toBe(afterFailure);
       await expect(verify(await bearer(keyA))).resolves.toMatchObject({ sub: 'a' });
       // Once that cooldown has passed, an unknown kid tries again, and a provider back up brings the key.
-      failing = false;
+      provider.failing = false;
       await wait(250);
       await expect(verify(await bearer(keyB))).rejects.toMatchObject({ code: 'ERR_JWKS_NO_MATCHING_KEY' });
-      expect(fetches).toBe(afterFailure + 1);
+      expect(provider.fetches).toBe(afterFailure + 1);
     } finally {
       await provider.close();
     }
   });
 
   test('a stale set that the provider fails to send again: one fetch per cooldown, each token refused meanwhile', async () => {
-    let fetches = 0;
-    let failing = false;
-    const provider = await listen((_req, res) => {
-      fetches += 1;
-      res.statusCode = failing ? 500 : 200;
-      res.end(failing ? 'down' : JSON.stringify({ keys: [keyA.jwk] }));
-    });
+    const provider = await providerThatFails();
     try {
-      const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: `${provider.url}/jwks.json`, algorithms: ['ES256'], cacheMaxAge: 100, cooldownDuration: 400, cache: false });
+      const verify = bearerJwt({ issuer: ISSUER, audience: AUDIENCE, jwks: provider.url, algorithms: ['ES256'], cacheMaxAge: 100, cooldownDuration: 400, cache: false });
       await verify.ready();
-      failing = true;
+      provider.failing = true;
       await wait(150);
       await expect(verify(await bearer(keyA))).rejects.toMatchObject({ code: 'ERR_JWKS_UNAVAILABLE', description: 'the key set cannot be fetched' });
-      const afterFailure = fetches;
+      const afterFailure = provider.fetches;
       for (let n = 0; n < 20; n += 1) await expect(verify(await bearer(keyA, { n }))).rejects.toMatchObject({ code: 'ERR_JWKS_UNAVAILABLE' });
-      expect(fetches).toBe(afterFailure);
-      failing = false;
+      expect(provider.fetches).toBe(afterFailure);
+      provider.failing = false;
       await wait(450);
       await expect(verify(await bearer(keyA))).resolves.toMatchObject({ sub: 'a' });
-      expect(fetches).toBe(afterFailure + 1);
+      expect(provider.fetches).toBe(afterFailure + 1);
     } finally {
       await provider.close();
     }
