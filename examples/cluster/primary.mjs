@@ -5,7 +5,7 @@
 //   PORT             the port every worker serves (default 3000; 0 picks a free one)
 // Once every worker listens it prints `listening <url> with <n> workers` and curl lines.
 import cluster from 'node:cluster';
-import { availableParallelism } from 'node:os';
+import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sign } from '../demo-jwt.mjs';
@@ -28,7 +28,8 @@ let stopping = false;
 let ready = false;
 
 function workerCount(value) {
-  if (value === undefined || value === '') return availableParallelism();
+  // availableParallelism came in Node 18.14; the package supports every Node 18.
+  if (value === undefined || value === '') return os.availableParallelism?.() ?? os.cpus().length;
   const number = Number(value);
   if (!Number.isInteger(number) || number < 1) {
     console.error(`CLUSTER_WORKERS must be a whole number of 1 or more, not ${JSON.stringify(value)}`);
