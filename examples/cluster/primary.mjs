@@ -18,7 +18,7 @@ const RESTART_LIMIT = 5;
 const STOP_GRACE_MS = 10_000;
 
 const count = workerCount(process.env.CLUSTER_WORKERS);
-const port = Number(process.env.PORT ?? 3000);
+const port = portNumber(process.env.PORT);
 cluster.setupPrimary({ exec: join(HERE, 'worker.mjs') });
 
 /** Slots, not cluster ids: a replacement takes its predecessor's slot (its WORKER_SLOT), so per-worker state on disk (a persistDir) stays one folder per slot. */
@@ -33,6 +33,16 @@ function workerCount(value) {
   const number = Number(value);
   if (!Number.isInteger(number) || number < 1) {
     console.error(`CLUSTER_WORKERS must be a whole number of 1 or more, not ${JSON.stringify(value)}`);
+    process.exit(2);
+  }
+  return number;
+}
+
+function portNumber(value) {
+  if (value === undefined || value === '') return 3000;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0 || number > 65535) {
+    console.error(`PORT must be a port number from 0 to 65535 (0: any free port), not ${JSON.stringify(value)}`);
     process.exit(2);
   }
   return number;

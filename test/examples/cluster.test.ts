@@ -9,7 +9,7 @@ import { runScript, type ScriptRun } from '../helpers/node-script';
 const PRIMARY = join(__dirname, '../../examples/cluster/primary.mjs');
 
 /** The primary as `CLUSTER_WORKERS=2 PORT=<port> node examples/cluster/primary.mjs` runs it. */
-function startPrimary(port = 0): ScriptRun {
+function startPrimary(port: number | string = 0): ScriptRun {
   return runScript(`process.env.CLUSTER_WORKERS = '2'; process.env.PORT = '${port}'; await import(${JSON.stringify(pathToFileURL(PRIMARY).href)});`);
 }
 
@@ -146,6 +146,14 @@ test('a worker that fails before it listens (the port is taken) is not forked ag
   expect(stderr).toContain(`cannot listen on 127.0.0.1:${port}: EADDRINUSE`);
   expect(stderr).not.toContain('Unhandled');
   expect(primary.lines.filter((line) => line.includes('forked pid'))).toEqual([]);
+}, 60_000);
+
+test('a PORT that is not a port number stops the primary before it forks, saying what it takes', async () => {
+  for (const port of ['abc', '70000', '-1']) {
+    primary = startPrimary(port);
+    const { code, stderr } = await primary.exited;
+    expect([port, code, stderr.trim()]).toEqual([port, 2, `PORT must be a port number from 0 to 65535 (0: any free port), not "${port}"`]);
+  }
 }, 60_000);
 
 /** A GET through `agent`, so that a kept-alive connection is used again: its answer, its connection header and the local port it went out from. */
