@@ -120,6 +120,8 @@ export class Evaluator implements DecisionSource {
   private cache: LruCache<string, Decision>;
   private lists = decisionLists();
   private call: WasmCall;
+  /** The loaded instance the call runs; kept for bench/memory.mjs, which reads its Wasm memory. */
+  private policy: LoadedPolicy;
   /** setData calls so far, and the number of the one whose data is in place (see setData). */
   private setDataCalls = 0;
   private swappedCall = 0;
@@ -131,6 +133,7 @@ export class Evaluator implements DecisionSource {
     private readonly wasm: PolicyBytes,
   ) {
     this.cache = new LruCache(cacheSize);
+    this.policy = policy;
     this.call = wasmCall(policy);
   }
 
@@ -191,6 +194,7 @@ export class Evaluator implements DecisionSource {
     const next = withData(await loadPolicy(this.wasm.bytes, memoryFor(text)), text, data);
     if (call < this.swappedCall) return;
     this.swappedCall = call;
+    this.policy = next;
     this.call = wasmCall(next);
     this.current = data;
     this.cache = new LruCache(this.cacheSize);
