@@ -28,8 +28,12 @@ const userPath = SCENARIOS.find((scenario) => scenario.name === 'express-acl').p
  * the last two when at least two others remain for the load generator; with fewer cores (2 or 3)
  * the servers may use every core and the load generator shares them, which the output says.
  */
+// Read when this module loads, before run.mjs pins itself to the load CPU: asked later, the count
+// is of that CPU alone (availableParallelism follows this process's affinity).
+const MACHINE_CORES = availableParallelism();
+
 function placement() {
-  const cores = availableParallelism();
+  const cores = MACHINE_CORES;
   if (!PINNING) return { cores, servers: null, load: null, loadCores: cores, shared: true };
   if (cores >= 4) return { cores, servers: `${cores - 2}-${cores - 1}`, load: `0-${cores - 3}`, loadCores: cores - 2, shared: false };
   return { cores, servers: `0-${cores - 1}`, load: PINNING.load, loadCores: cores === 2 ? 1 : 2, shared: true };
