@@ -80,8 +80,10 @@ test('only what users need: no tests or fixtures, no compiled file without its s
   const orphans = filesUnder('dist/cjs').filter((path) => !existsSync(join(pkg, path.replace(/^dist\/cjs\//, 'src/').replace(/\.(js|js\.map|d\.ts|d\.ts\.map)$/, '.ts'))));
   expect(orphans).toEqual([]);
   expect(paths).toEqual(expect.arrayContaining(['dist/policy.wasm', 'dist/esm/index.mjs', 'policies/authz.rego']));
-  // 0.1.0 with maps and sources packs to about 0.6 MB; twice that means something was added by mistake.
-  expect(packed.size).toBeLessThan(1_200_000);
+  // With maps and sources the package packed to about 0.6 MB at its first release and to 1.21 MB
+  // with synchronous verification (src/token/jws) and list filtering; a jump past this bound
+  // means something was added by mistake (a fixture, a build folder), not a feature.
+  expect(packed.size).toBeLessThan(1_300_000);
 });
 
 test('every guide the README links to, and the errors and --help name, is in the package', () => {
