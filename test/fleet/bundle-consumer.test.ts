@@ -118,8 +118,6 @@ describe('bundleConsumer', () => {
   });
 
   test('refuses a bundle compiled for other operations and lists the differences', async () => {
-    const { policy, next } = consumer();
-    guardedApp(policy);
     const otherApi = {
       openapi: '3.0.3',
       info: { title: 'other', version: '1' },
@@ -131,6 +129,9 @@ describe('bundleConsumer', () => {
       for (const role of Object.values(permissions)) for (const resource of Object.keys(role)) if (resource !== '/users/{userId}' && resource !== '$extend') delete role[resource];
       delete permissions.admin!['users/:userId'];
     } }));
+    // The consumer starts after the bundle is published: its first poll must not see the 404 from before.
+    const { policy, next } = consumer();
+    guardedApp(policy);
     const failed = await next('failed');
     expect(failed.error.code).toBe('ERR_SVCGATE_BUNDLE_OPERATIONS');
     expect(failed.error.message).toContain('"GET /users" is in the OpenAPI document but not in the bundle');
