@@ -1,8 +1,8 @@
 import type { DataDocument } from '../policy/compile/data-document';
 import { cellGrants } from '../policy/compile/grant-table';
 import { auditMatrix, listedItem, type Access } from './audit-matrix';
-import { includesAttributes } from './attribute-coverage';
-import { canonicalAttributes } from './canonical-attributes';
+import { includesAttributes } from '../policy/attributes/attribute-coverage';
+import { canonicalAttributes } from '../policy/attributes/canonical-attributes';
 import { changeCause } from './change-cause';
 import type { AclVersion } from './grant-cause';
 

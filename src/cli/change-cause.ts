@@ -1,4 +1,4 @@
-import { sameAttributes } from './attribute-coverage';
+import { sameAttributes } from '../policy/attributes/attribute-coverage';
 import { declaredGrant, grantCause, type AclVersion } from './grant-cause';
 import type { Access } from './audit-matrix';
 

@@ -1,5 +1,5 @@
-import { includesAttributes, sameAttributes } from '../../src/cli/attribute-coverage';
-import { canonicalAttributes } from '../../src/cli/canonical-attributes';
+import { includesAttributes, sameAttributes } from '../../src/policy/attributes/attribute-coverage';
+import { canonicalAttributes } from '../../src/policy/attributes/canonical-attributes';
 
 // The canonical form `svcgate diff` prints and compares, under the rule the filter applies
 // (policy/attributes/attribute-glob.ts). Cases whose answer any reading of accesscontrol's

@@ -1,4 +1,4 @@
-import { parseGlob, showsPath, type AttributeGlob } from '../policy/attributes/attribute-glob';
+import { parseGlob, showsPath, type AttributeGlob } from './attribute-glob';
 
 /**
  * Compares attribute glob lists by the fields they show, under the one rule the filter and the
