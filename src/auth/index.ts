@@ -6,7 +6,8 @@ export type { VerificationRequest } from '../token/verification-request';
 export type { SchemeHandler } from '../token/scheme-handler';
 export type { SchemeCheck } from '../hosts/express/express-security';
 export { BearerJWT, OASBearerJWT, type OasAcl, type OasAclOptions } from '../hosts/oas-tools/oas-bearer-jwt';
-export { bearerJwtAcl, type BearerJwtAclOptions } from '../hosts/express/express-acl';
+export { bearerJwtAcl, type BearerJwtAclOptions, type BearerJwtAclMiddleware } from '../hosts/express/express-acl';
+export type { ShadowOptions, ShadowStatus, ShadowCounts, ShadowChanges, ShadowExample } from '../guard/shadow/shadow-options';
 export type { RequestAuth } from '../guard/guard-request';
 // req.auth.list and res.locals.oas.acl.list; svcgate/list turns them into queries.
 export type { ListPlan, ListCondition, ListValue } from '../policy/evaluate/list-plan';
@@ -20,6 +21,7 @@ export type { ErrorAnswers, JsonErrorBody, ProblemBody } from '../guard/error-an
 export { RequestValidationError } from '../policy/request/request-validation-error';
 export { ConfigError } from '../policy/compile/config-error';
 export type { AclOptions } from '../guard/acl-options';
-export type { DecisionLog, DecisionLogEvent } from '../guard/decision-log';
-export { CHANNELS as TELEMETRY_CHANNELS, type DecisionMessage, type VerificationFailureMessage } from '../telemetry/channels';
+export type { DecisionLog, DecisionLogEvent, ShadowResult } from '../guard/decision-log';
+export type { DecisionChange } from '../policy/evaluate/decision-change';
+export { CHANNELS as TELEMETRY_CHANNELS, type DecisionMessage, type VerificationFailureMessage, type ShadowMessage, type ShadowOutcome } from '../telemetry/channels';
 export type { DecisionResultName } from '../telemetry/attribute-names';

@@ -24,6 +24,23 @@ export const policySourceSchema = z.custom<PolicySource>((value) => typeof (valu
 
 const fn = <T>(what: string) => z.custom<T>((value) => typeof value === 'function', { error: `${what} must be a function` });
 
+/** `shadow`: the candidate and how often it decides (shadow-options.ts). */
+const shadowSchema = z
+  .object({
+    source: z.custom<unknown>((value) => value !== undefined && value !== null, {
+      error: 'shadow.source is the candidate: a permission declaration (object or file), bundleConsumer(...) or remoteOpa(...)',
+    }),
+    sampleRate: z.number({ error: 'shadow.sampleRate must be a number from 0 to 1' }).min(0, { error: 'shadow.sampleRate must be from 0 to 1' }).max(1, { error: 'shadow.sampleRate must be from 0 to 1' }).default(1),
+    maxPerSecond: z.number({ error: 'shadow.maxPerSecond must be a number' }).int({ error: 'shadow.maxPerSecond must be a whole number' }).positive({ error: 'shadow.maxPerSecond must be positive (leave it out for no limit)' }).optional(),
+    timeoutMs: z
+      .number({ error: 'shadow.timeoutMs must be a number of milliseconds' })
+      .int({ error: 'shadow.timeoutMs must be a whole number of milliseconds' })
+      .positive({ error: 'shadow.timeoutMs must be positive' })
+      .max(2 ** 31 - 1, { error: 'shadow.timeoutMs must be at most 2147483647' })
+      .default(2000),
+  })
+  .strict();
+
 /** The options every adapter shares, validated where the adapter is created. */
 export const aclOptionsShape = {
   roleBinding: claimPathSchema('roleBinding').optional(),
@@ -40,6 +57,7 @@ export const aclOptionsShape = {
   strict: z.boolean({ error: 'strict must be true or false' }).optional(),
   exposeReasons: z.boolean({ error: 'exposeReasons must be true or false' }).optional(),
   errors: errorAnswersSchema.optional(),
+  shadow: shadowSchema.optional(),
 };
 
 // The interface and the shape must accept the same fields (see schema-matches.ts).

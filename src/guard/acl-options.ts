@@ -3,6 +3,8 @@ import type { PolicySource } from '../policy/evaluate/decision-source';
 import type { DecisionLog } from './decision-log';
 import type { ErrorAnswers } from './error-answers';
 import { exposesReasons } from './reason-exposure';
+import type { ShadowOptions } from './shadow/shadow-options';
+import type { ShadowRunner } from './shadow/shadow-runner';
 
 export interface AclOptions {
   /**
@@ -47,6 +49,13 @@ export interface AclOptions {
    * app's error handler. Statuses and headers are the same in every mode.
    */
   errors?: ErrorAnswers;
+  /**
+   * A candidate policy decided beside the active one on sampled requests, after each answer is
+   * sent, never changing or delaying it: divergences go to `decisionLog` (events with `shadow`),
+   * the `svcgate.shadow.comparisons` metric and the adapter's `shadowStatus()`. Default: none.
+   * See docs/fleets.md, "Rolling out a permission change".
+   */
+  shadow?: ShadowOptions;
 }
 
 /**
@@ -59,6 +68,8 @@ export type DecisionOptions = Pick<AclOptions, 'roleBinding' | 'checkOwnership' 
   exposeReasons: boolean;
   /** How refusals are answered; settled to 'json' when not given. */
   errors: ErrorAnswers;
+  /** The shadow candidate of the source these options decide with, built by the adapter from `shadow`. */
+  shadow?: ShadowRunner;
 };
 
 /**

@@ -3,6 +3,7 @@ import type { DecisionResult } from '../policy/evaluate/decide';
 import type { DecisionSource } from '../policy/evaluate/decision-source';
 import { denied, type Decision, type PolicyInput } from '../policy/evaluate/evaluator';
 import { svcgateVersion } from '../policy/evaluate/svcgate-version';
+import type { DecisionChange } from '../policy/evaluate/decision-change';
 
 /** The path OPA's decision logs give the decision: the policy's entrypoint. */
 export const DECISION_PATH = 'svcgate/authz/decision';
@@ -48,6 +49,20 @@ export interface DecisionLogEvent {
    * (bearerJwtAcl's `otherSchemes`): the policy was not asked, `result` allows with no attributes.
    */
   other_schemes?: readonly string[];
+  /**
+   * Only on a shadow divergence (the adapter's `shadow` option): this event repeats a decision
+   * already logged, with `result` the active decision that answered the request and here the
+   * candidate's, which differs from it. Tools that count decisions skip these events.
+   */
+  shadow?: ShadowResult;
+}
+
+/** The shadow candidate's decision of the same input, its revisions, and how it differs (in `svcgate diff`'s words). */
+export interface ShadowResult {
+  result: Decision;
+  policy_revision: string;
+  data_revision: string;
+  change: DecisionChange;
 }
 
 export type DecisionLog = (event: DecisionLogEvent) => void;
@@ -68,6 +83,16 @@ export function logDecision(log: DecisionLog | undefined, source: DecisionSource
 export function logAuthenticationFailure(log: DecisionLog | undefined, source: DecisionSource, operation: string, reason: string): void {
   if (!log) return;
   send(log, { ...event(source, { operation }, denied(reason), 0), status: 401 });
+}
+
+/**
+ * A sampled request whose shadow candidate decided otherwise than the active policy: an event of
+ * its own (a new decision_id) with the active result and `shadow`. Returns its decision_id.
+ */
+export function logShadowDivergence(log: DecisionLog, active: DecisionSource, input: PolicyInput, decision: Decision, path: string, shadow: ShadowResult): string {
+  const divergence = { ...event(active, input, decision, 0, path), shadow };
+  send(log, divergence);
+  return divergence.decision_id;
 }
 
 /** A request another scheme let in (see admitByOtherScheme): logged, so that every request the guard let on is in the log. */

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { ownProperty, type CookieValues, type QueryValues, type RequestParts } from '../policy/request/build-input';
 import { RequestValidationError } from '../policy/request/request-validation-error';
 
@@ -9,6 +9,8 @@ export interface HttpRequest {
   /** The application's own reading of the query string (Express: its `query parser` setting). */
   query?: unknown;
   body?: unknown;
+  /** The response, as Express links it: a shadow candidate decides after it closes. */
+  res?: ServerResponse;
 }
 
 /**

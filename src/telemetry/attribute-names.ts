@@ -27,6 +27,8 @@ export const ATTRIBUTES = {
   bundleFailure: 'svcgate.bundle.failure',
   /** buffer_full or too_large: why a decision-log event was dropped. */
   dropReason: 'svcgate.decision_log.drop_reason',
+  /** same, widened, narrowed, changed, unavailable or error: what the shadow candidate decided beside the active policy. */
+  shadowOutcome: 'svcgate.shadow.outcome',
 } as const;
 
 /** What came of a guarded request, as the span, the metrics and the channel name it. */

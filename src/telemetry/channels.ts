@@ -11,6 +11,7 @@ export const CHANNELS = {
   verificationFailure: 'svcgate:verification-failure',
   bundle: 'svcgate:bundle',
   decisionLogDropped: 'svcgate:decision-log-dropped',
+  shadow: 'svcgate:shadow',
 } as const;
 
 /** On `svcgate:decision`: a decision the guard made (or could not make) for a request. */
@@ -57,7 +58,24 @@ export interface DecisionLogDroppedMessage {
   reason: 'buffer_full' | 'too_large';
 }
 
+/** On `svcgate:shadow`: one sampled request the shadow candidate decided beside the active policy. */
+export interface ShadowMessage {
+  operation: string;
+  outcome: ShadowOutcome;
+  /** The active decision, which answered the request. */
+  active: Decision;
+  /** The candidate's; absent on `error`. */
+  shadow?: Decision;
+  /** The candidate's revisions when it decided. */
+  policyRevision: string;
+  dataRevision: string;
+}
+
+/** What one shadow comparison came to: no difference, a difference in diff's words, or no candidate decision. */
+export type ShadowOutcome = 'same' | 'widened' | 'narrowed' | 'changed' | 'unavailable' | 'error';
+
 export const decisionChannel = channel(CHANNELS.decision);
 export const verificationFailureChannel = channel(CHANNELS.verificationFailure);
 export const bundleChannel = channel(CHANNELS.bundle);
 export const decisionLogDroppedChannel = channel(CHANNELS.decisionLogDropped);
+export const shadowChannel = channel(CHANNELS.shadow);

@@ -10,6 +10,7 @@ export interface Instruments {
   bundleActivations: OtelCounter;
   bundleFailures: OtelCounter;
   decisionLogDropped: OtelCounter;
+  shadowComparisons: OtelCounter;
 }
 
 /** A bundle consumer whose time since its last successful check the age gauge reports. */
@@ -68,5 +69,6 @@ function created(meter: OtelMeter): Instruments {
     bundleActivations: meter.createCounter('svcgate.bundle.activations', { unit: '{activation}', description: 'Policy bundles activated' }),
     bundleFailures: meter.createCounter('svcgate.bundle.failures', { unit: '{failure}', description: 'Bundle checks that failed (download, refusal, activation, persisting), by code' }),
     decisionLogDropped: meter.createCounter('svcgate.decision_log.dropped', { unit: '{event}', description: 'Decision-log events the uploader dropped' }),
+    shadowComparisons: meter.createCounter('svcgate.shadow.comparisons', { unit: '{decision}', description: 'Sampled requests the shadow candidate decided, by operation and outcome (same, widened, narrowed, changed, unavailable, error)' }),
   };
 }

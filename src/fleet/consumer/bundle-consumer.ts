@@ -33,6 +33,10 @@ export interface BundleStatus {
   builtAt: string | null;
   /** Where the active bundle came from: the server, or the persisted copy at start-up. */
   activatedFrom: 'server' | 'persisted' | null;
+  /** The active bundle's size in bytes, compressed as it was served; null before the first activation. */
+  size: number | null;
+  /** How long the last successful download took, in milliseconds (request to last byte); null before one. */
+  downloadDurationMs: number | null;
   /**
    * ISO 8601 times: the last request to the server; the last that found the active bundle current
    * or activated a new one (a refused bundle is no successful request); the last 200; the last activation.
@@ -67,6 +71,8 @@ interface Active extends BundleBuild {
 interface OpenedBundle {
   bundle: Bundle;
   build: BundleBuild;
+  /** Its bytes, compressed. */
+  size: number;
 }
 
 /**
@@ -115,6 +121,8 @@ export class BundleConsumer implements PolicySource, DecisionSource {
   private rejectActivated!: (error: Error) => void;
   /** Takes this consumer off the bundle age gauge. */
   private readonly unwatch: () => void;
+  /** Besides `onUpdate`: those that subscribe() (a status reporter). */
+  private readonly listeners = new Set<(event: BundleEvent) => void>();
 
   constructor(options: BundleConsumerOptions) {
     this.settings = bundleConsumerOptions(options);
@@ -126,6 +134,8 @@ export class BundleConsumer implements PolicySource, DecisionSource {
       dataRevision: null,
       builtAt: null,
       activatedFrom: null,
+      size: null,
+      downloadDurationMs: null,
       lastRequest: null,
       lastSuccessfulRequest: null,
       lastSuccessfulDownload: null,
@@ -150,6 +160,17 @@ export class BundleConsumer implements PolicySource, DecisionSource {
    */
   ready(): Promise<void> {
     return keepProcessAliveUntil(this.activated);
+  }
+
+  /**
+   * Calls `listener` with every event `onUpdate` gets, from now on, until the returned function
+   * is called. A listener that throws is reported as a warning and changes nothing.
+   */
+  subscribe(listener: (event: BundleEvent) => void): () => void {
+    // A function of its own per call, so that subscribing the same listener twice is two subscriptions.
+    const entry = (event: BundleEvent) => listener(event);
+    this.listeners.add(entry);
+    return () => this.listeners.delete(entry);
   }
 
   status(): BundleStatus {
@@ -281,8 +302,10 @@ export class BundleConsumer implements PolicySource, DecisionSource {
     try {
       // The ETag of what the server served last: a refused bundle's too, so that it is answered 304, not sent again.
       const etag = this.refused ? this.refused.etag : this.active?.etag;
+      const startedAt = performance.now();
       const response = await fetchBundle({ url: this.settings.url, etag, headers: this.settings.headers, timeoutMs: this.settings.timeoutMs, maxBytes: this.settings.maxBytes });
       if (response.status === 304) return this.refused ? this.stillRefused() : this.unchanged();
+      this.state.downloadDurationMs = performance.now() - startedAt;
       return await this.received(response.bytes, response.etag);
     } catch (error) {
       return this.failed(codeOf(error), messageOf(error));
@@ -340,11 +363,11 @@ export class BundleConsumer implements PolicySource, DecisionSource {
     const bundle = await readBundle(bytes, { verification: this.settings.verification });
     const build = { revision: bundle.manifest.revision, builtAt: bundleBuiltAt(bundle.manifest.metadata) };
     if (!this.settings.allowRollback) refuseFutureBuild(build, Date.now());
-    return { bundle, build };
+    return { bundle, build, size: bytes.length };
   }
 
   /** Checks a bundle against the last build time and the API, builds its Wasm instance, then swaps it in. */
-  private async install({ bundle, build }: OpenedBundle, digest: string, etag: string | undefined, from: 'server' | 'persisted'): Promise<void> {
+  private async install({ bundle, build, size }: OpenedBundle, digest: string, etag: string | undefined, from: 'server' | 'persisted'): Promise<void> {
     if (!this.settings.allowRollback) refuseRollback(build, this.last);
     if (this.api !== undefined) {
       const differences = dataDifferences(this.api, bundle.data);
@@ -363,6 +386,7 @@ export class BundleConsumer implements PolicySource, DecisionSource {
       dataRevision: bundle.data.revision,
       builtAt: build.builtAt === undefined ? null : iso(build.builtAt),
       activatedFrom: from,
+      size,
       lastSuccessfulActivation: new Date().toISOString(),
       lastError: null,
     });
@@ -439,10 +463,12 @@ export class BundleConsumer implements PolicySource, DecisionSource {
   private emit(event: BundleEvent): void {
     const { status } = event;
     recordBundleEvent({ type: event.type, name: status.name, revision: status.revision, ...(event.type === 'activated' ? { source: status.activatedFrom ?? 'server' } : {}), ...('error' in event ? { error: event.error } : {}) });
-    try {
-      this.settings.onUpdate?.(event);
-    } catch (error) {
-      process.emitWarning(`onUpdate threw: ${messageOf(error)}`, { code: 'SVCGATE_BUNDLE_ON_UPDATE' });
+    for (const [name, listener] of [['onUpdate', this.settings.onUpdate], ...[...this.listeners].map((entry) => ['a subscriber', entry] as const)] as const) {
+      try {
+        listener?.(event);
+      } catch (error) {
+        process.emitWarning(`${name} threw: ${messageOf(error)}`, { code: 'SVCGATE_BUNDLE_ON_UPDATE' });
+      }
     }
   }
 }

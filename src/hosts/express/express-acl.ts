@@ -26,6 +26,9 @@ import { admitByOtherScheme } from '../../guard/other-scheme';
 import { DOCUMENT_LISTS, refuseOwnershipCallback } from '../../guard/list-operations';
 import { readSecurity, securityPlans, type SchemeCheck } from './express-security';
 import { prefixedMatcher, prefixedPathMethods } from './server-prefixes';
+import { candidateSource, type CandidateBuilders } from '../../guard/shadow/candidate-source';
+import type { ShadowStatus } from '../../guard/shadow/shadow-options';
+import { ShadowRunner } from '../../guard/shadow/shadow-runner';
 
 export interface BearerJwtAclOptions extends AclOptions {
   /** The OpenAPI document: an object, or a path to a JSON or YAML file. */
@@ -98,9 +101,19 @@ true satisfies SchemaMatches<typeof optionsSchema, BearerJwtAclOptions>;
  * request to its operation, verifies the bearer token, asks the policy, and answers 401 or 403
  * (as its `errors` option says), or calls next() with `req.auth` set.
  */
-export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: Response, next: (error?: unknown) => void) => void {
+/** The middleware bearerJwtAcl returns. */
+export interface BearerJwtAclMiddleware {
+  (req: Request, res: Response, next: (error?: unknown) => void): void;
+  /** The shadow candidate's counts and first divergences; null without the `shadow` option. */
+  shadowStatus(): ShadowStatus | null;
+  /** The adapter's status: `shadow` as shadowStatus() gives it. */
+  status(): { shadow: ShadowStatus | null };
+}
+
+export function bearerJwtAcl(options: BearerJwtAclOptions): BearerJwtAclMiddleware {
   const config = parseWith(optionsSchema, options, FILE, [], 'see bearerJwtAcl in docs/openapi-apis.md');
   const { source, operations, document, scheme } = connectSource(config);
+  const shadow = config.shadow && new ShadowRunner(source, candidateSource(config.shadow.source, scheme, FILE, candidateBuilders(config, scheme, operations), { schemes: [scheme] }), config.shadow, config.decisionLog);
   // Most requests repeat a path seen shortly before; matching one costs more than looking it up.
   const find = cachedMatcher(prefixedMatcher(operations, document.servers));
   const pathMethods = prefixedPathMethods(document.paths as Record<string, unknown>, document.servers);
@@ -108,12 +121,12 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
   const guard: Guard = {
     evaluator: source,
     handler: config.handler,
-    options: decisionOptions(config),
+    options: { ...decisionOptions(config), shadow },
     schemes: Object.freeze([scheme]),
   };
 
   // Express 4 does not catch a rejected middleware promise, nor a throw here; nothing may escape unanswered.
-  return (req, res, next) => {
+  const middleware = (req: Request, res: Response, next: (error?: unknown) => void): void => {
     try {
       const guarding = guardRoute(req, res, next);
       if (guarding instanceof Promise) guarding.catch(next);
@@ -121,6 +134,8 @@ export function bearerJwtAcl(options: BearerJwtAclOptions): (req: Request, res: 
       next(error);
     }
   };
+  const shadowStatus = () => shadow?.status() ?? null;
+  return Object.assign(middleware, { shadowStatus, status: () => ({ shadow: shadowStatus() }) });
 
   /**
    * A request that is no operation: with 'deny', 404 unless its path is documented. A documented
@@ -180,6 +195,17 @@ function connectSource(config: z.infer<typeof optionsSchema>): { source: Decisio
   requireSecured(data.operations, scheme, at);
   refuseOwnershipCallback(data.operations, config.checkOwnership, FILE, DOCUMENT_LISTS);
   return { source: Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize }), operations: data.operations, document, scheme };
+}
+
+/** The shadow candidate is made as the active source would be from `acl` or `policy`. */
+function candidateBuilders(config: z.infer<typeof optionsSchema>, scheme: string, operations: Record<string, OperationFacts>): CandidateBuilders {
+  return {
+    local: (acl) => {
+      const { data } = compileApi({ openapi: config.openapi, refRoot: config.refRoot, acl, scheme, strict: config.strict, requiredScopes: config.requiredScopes });
+      return Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize });
+    },
+    connect: (source) => source.connect({ scheme, operations, file: FILE }),
+  };
 }
 
 function requireSecured(operations: Record<string, OperationFacts>, scheme: string, at: string): void {

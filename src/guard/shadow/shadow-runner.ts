@@ -1,0 +1,147 @@
+import type { ServerResponse } from 'node:http';
+import { decisionChange } from '../../policy/evaluate/decision-change';
+import type { DecisionResult } from '../../policy/evaluate/decide';
+import type { DecisionSource } from '../../policy/evaluate/decision-source';
+import type { Decision } from '../../policy/evaluate/evaluator';
+import type { OperationMatch } from '../../policy/request/match-operation';
+import type { ShadowOutcome } from '../../telemetry/channels';
+import { recordShadowComparison } from '../../telemetry/record-shadow';
+import { DECISION_PATH, logShadowDivergence, PLAN_PATH, type DecisionLog } from '../decision-log';
+import { withListPlan } from '../list-operations';
+import { shadowRole } from './shadow-role';
+import { ShadowSampler } from './shadow-sampler';
+import type { ShadowStatus } from './shadow-options';
+import { ShadowTally } from './shadow-tally';
+
+/** Candidate decisions pending at once at most (a slow remote OPA); past it sampled requests are skipped as `busy`. */
+export const MAX_PENDING = 64;
+
+/** The shadow settings after validation: sampleRate and timeoutMs settled. */
+export interface ShadowSettings {
+  sampleRate: number;
+  maxPerSecond?: number | undefined;
+  timeoutMs: number;
+}
+
+/**
+ * Decides sampled requests with a candidate source after their answer is sent, and compares its
+ * decision with the one that answered. Nothing here can change an answer: it starts once the
+ * response has closed, holds its own errors, and bounds what it keeps.
+ */
+export class ShadowRunner {
+  private readonly sampler: ShadowSampler;
+  private readonly tally = new ShadowTally();
+  private pending = 0;
+
+  constructor(
+    private readonly active: DecisionSource,
+    private readonly candidate: DecisionSource,
+    private readonly settings: ShadowSettings,
+    private readonly decisionLog: DecisionLog | undefined,
+  ) {
+    this.sampler = new ShadowSampler(settings.sampleRate, settings.maxPerSecond);
+  }
+
+  /**
+   * Called by the guard with each decision it made (never with a refusal before one). Returns at
+   * once; the candidate decides after `res` closes (at the next turn when there is no response).
+   */
+  observe(result: DecisionResult, match: OperationMatch, res: ServerResponse | undefined, undecided: boolean): void {
+    if (this.settings.sampleRate === 0) return;
+    if (undecided || result.decision.unavailable) return this.tally.skipped('undecided');
+    const skip = this.sampler.take();
+    if (skip !== undefined) return this.tally.skipped(skip);
+    const run = () => this.decide(result, match);
+    if (res === undefined || res.closed) setImmediate(run);
+    else res.once('close', run);
+  }
+
+  status(): ShadowStatus {
+    return {
+      sampleRate: this.settings.sampleRate,
+      maxPerSecond: this.settings.maxPerSecond ?? null,
+      active: { policy_revision: this.active.policyRevision, data_revision: this.active.revision },
+      candidate: { policy_revision: this.candidate.policyRevision, data_revision: this.candidate.revision },
+      ...this.tally.snapshot(),
+    };
+  }
+
+  private decide(result: DecisionResult, match: OperationMatch): void {
+    if (this.pending >= MAX_PENDING) return this.tally.skipped('busy');
+    let decided: Decision | PromiseLike<Decision>;
+    try {
+      decided = this.candidate.evaluate(result.input);
+    } catch (error) {
+      return this.failed(match.key, result.decision, error);
+    }
+    if (!isThenable(decided)) return this.compare(result, match, decided);
+    this.pending += 1;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the candidate did not decide within ${this.settings.timeoutMs} ms`)), this.settings.timeoutMs);
+      timer.unref();
+    });
+    Promise.race([decided, timedOut])
+      .then(
+        (decision) => this.compare(result, match, decision),
+        (error: unknown) => this.failed(match.key, result.decision, error),
+      )
+      .finally(() => {
+        clearTimeout(timer);
+        this.pending -= 1;
+      })
+      // compare and failed hold their errors; this only keeps a rejection from going unhandled.
+      .catch(() => undefined);
+  }
+
+  private compare(result: DecisionResult, match: OperationMatch, decided: Decision): void {
+    try {
+      if (!isDecision(decided)) throw new Error('the candidate answered something that is not a decision');
+      if (decided.unavailable) {
+        this.tally.unavailable();
+        return this.record(match.key, 'unavailable', result.decision, decided);
+      }
+      // As the guard acts on a list operation's decision (authorize.ts, planned).
+      const shadow = withListPlan(match.operation, decided);
+      const change = decisionChange(result.decision, shadow);
+      const role = shadowRole(result.input.role);
+      this.tally.compared(match.key, role, change);
+      this.record(match.key, change ?? 'same', result.decision, shadow);
+      if (change === undefined) return;
+      const path = match.operation.list === undefined ? DECISION_PATH : PLAN_PATH;
+      const revisions = { policy_revision: this.candidate.policyRevision, data_revision: this.candidate.revision };
+      const decisionId = this.decisionLog === undefined ? '' : logShadowDivergence(this.decisionLog, this.active, result.input, result.decision, path, { result: shadow, ...revisions, change });
+      if (!this.tally.wantsExample()) return;
+      this.tally.example({
+        decision_id: decisionId,
+        timestamp: new Date().toISOString(),
+        operation: match.key,
+        role,
+        change,
+        active: { allow: result.decision.allow, attributes: [...result.decision.attributes] },
+        shadow: { allow: shadow.allow, attributes: [...shadow.attributes] },
+      });
+    } catch (error) {
+      this.failed(match.key, result.decision, error);
+    }
+  }
+
+  private failed(operation: string, active: Decision, error: unknown): void {
+    this.tally.failed(error instanceof Error ? error.message : String(error));
+    this.record(operation, 'error', active, undefined);
+  }
+
+  private record(operation: string, outcome: ShadowOutcome, active: Decision, shadow: Decision | undefined): void {
+    recordShadowComparison({ operation, outcome, active, ...(shadow === undefined ? {} : { shadow }), policyRevision: this.candidate.policyRevision, dataRevision: this.candidate.revision });
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<Decision> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** A source other than svcgate's own may answer anything; only a decision's shape is compared. */
+function isDecision(value: unknown): value is Decision {
+  const decision = value as Partial<Decision> | null;
+  return typeof decision === 'object' && decision !== null && typeof decision.allow === 'boolean' && Array.isArray(decision.attributes);
+}
