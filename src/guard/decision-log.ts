@@ -3,6 +3,7 @@ import type { DecisionResult } from '../policy/evaluate/decide';
 import type { DecisionSource } from '../policy/evaluate/decision-source';
 import { denied, type Decision, type PolicyInput } from '../policy/evaluate/evaluator';
 import { svcgateVersion } from '../policy/evaluate/svcgate-version';
+import { INSTANCE_ID } from '../policy/evaluate/instance-id';
 import type { DecisionChange } from '../policy/evaluate/decision-change';
 
 /** The path OPA's decision logs give the decision: the policy's entrypoint. */
@@ -66,8 +67,6 @@ export interface ShadowResult {
 }
 
 export type DecisionLog = (event: DecisionLogEvent) => void;
-
-const INSTANCE_ID = randomUUID();
 
 /** A throwing logger must not change the answer, so its errors are reported and dropped. */
 export function logDecision(log: DecisionLog | undefined, source: DecisionSource, result: DecisionResult, startedAt: number, listOperation = false): void {

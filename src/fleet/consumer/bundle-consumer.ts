@@ -463,13 +463,9 @@ export class BundleConsumer implements PolicySource, DecisionSource {
   private emit(event: BundleEvent): void {
     const { status } = event;
     recordBundleEvent({ type: event.type, name: status.name, revision: status.revision, ...(event.type === 'activated' ? { source: status.activatedFrom ?? 'server' } : {}), ...('error' in event ? { error: event.error } : {}) });
-    for (const [name, listener] of [['onUpdate', this.settings.onUpdate], ...[...this.listeners].map((entry) => ['a subscriber', entry] as const)] as const) {
-      try {
-        listener?.(event);
-      } catch (error) {
-        process.emitWarning(`${name} threw: ${messageOf(error)}`, { code: 'SVCGATE_BUNDLE_ON_UPDATE' });
-      }
-    }
+    const { onUpdate } = this.settings;
+    if (onUpdate) notify('onUpdate', onUpdate, event);
+    for (const listener of [...this.listeners]) notify('a subscriber of the bundle consumer', listener, event);
   }
 }
 
@@ -499,6 +495,15 @@ export function bundleConsumer(options: BundleConsumerOptions): BundleConsumer {
  */
 function isRefusal(error: unknown): boolean {
   return error instanceof BundleError || error instanceof BundleMismatchError || error instanceof BundleRollbackError;
+}
+
+/** A listener's error must not stop the poll nor the other listeners. */
+function notify(name: string, listener: (event: BundleEvent) => void, event: BundleEvent): void {
+  try {
+    listener(event);
+  } catch (error) {
+    process.emitWarning(`${name} threw: ${messageOf(error)}`, { code: 'SVCGATE_BUNDLE_ON_UPDATE' });
+  }
 }
 
 function codeOf(error: unknown): string {
