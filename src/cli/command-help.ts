@@ -53,6 +53,29 @@ export const COMMANDS: Record<string, CommandHelp> = {
       ['--strict', "exit 1 when the new ACL's compilation prints a warning (the old ACL's are printed but do not count)"],
     ],
   },
+  replay: {
+    usage:
+      'svcgate replay --decision-logs <file|dir> (--openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] | --bundle <file.tar.gz> [--bundle-key <file> [--bundle-alg <alg>]] [--openapi <file>]) [--json] [--fail-on widen|narrow|change] [--strict]',
+    does:
+      "decides the requests of recorded decision logs again with a candidate (an ACL compiled with the document, or a bundle) and prints what would change: totals (events read; replayed: same, widened, narrowed, changed; and each count not replayed, with why), counts by operation and by role, and the first 5 newly allowed, newly denied and changed requests (decision_id, timestamp, where in the logs, operation, role, before -> after). Events are svcgate's (a decisionLog's, written one JSON object per line) or OPA's (an uploaded batch: a JSON array, gzip or not). An event whose input or result was masked (erased or masked at or under /input or /result) is counted as not replayable, never decided on a guess; 401 refusals, other schemes, shadow divergences, other paths, 503s and 400s are counted as skipped. Never prints claims or parameter values",
+    options: [
+      [
+        '--decision-logs <file|dir>',
+        'the decision logs: a file (.ndjson, .jsonl or .log: one event per line; .json: an array of events, or one; any of them gzip-compressed, found by its first bytes), a folder (its files with those names, in name order; subfolders and other files are left out and listed), or - for standard input; required',
+      ],
+      ...DOCUMENTS.map(([flag, meaning]): [string, string] => {
+        if (flag === '--openapi <file>') return [flag, 'the OpenAPI 3.0/3.1 document (JSON or YAML; - reads it from standard input); required with --acl; with --bundle, the bundle must decide exactly its operations (a bundleConsumer\'s check)'];
+        if (flag === '--acl <file>') return [flag, 'the candidate ACL (JSON or YAML; - reads it from standard input); or give --bundle'];
+        return [flag, meaning];
+      }),
+      ['--bundle <file.tar.gz>', 'the candidate bundle (svcgate bundle writes one): its data and policy.wasm decide, after the checks a bundleConsumer makes before activating it'],
+      ['--bundle-key <file>', 'the PEM public key (or certificate), or HMAC secret, the bundle is signed with: a signed bundle needs it, and with it an unsigned or altered bundle is refused (exit 2)'],
+      ['--bundle-alg <alg>', 'the signature algorithm --bundle-key verifies: RS256 (default), RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, HS256, HS384 or HS512'],
+      ['--json', 'the whole report as one JSON object (examples carry the decision_id and where they are in the logs, not the recorded input)'],
+      ['--fail-on widen|narrow|change', 'exit 1 when some request is widened (narrowed; changed at all), for CI gates; default exit 0'],
+      ['--strict', "exit 1 when a warning is printed: the candidate ACL's, lines of the logs that are no event, or no event replayed"],
+    ],
+  },
   bundle: {
     usage:
       'svcgate bundle --openapi <file> --acl <file> [--scheme <name>] [--required-scopes "<a b>"] [--ref-root <dir>] [--anonymous-default seed|none] [--revision <r>] [--signing-key <file> [--signing-alg <alg>] [--signing-key-id <id>] [--signing-scope <scope>]] [--strict] --out <file.tar.gz>',
@@ -88,7 +111,7 @@ export const COMMANDS: Record<string, CommandHelp> = {
 /** `svcgate --help`: every command's usage line. */
 export function overview(): string {
   const lines = Object.values(COMMANDS).map((command) => `  ${command.usage}`);
-  return `usage:\n${lines.join('\n')}\n\nsvcgate <command> --help (or svcgate help <command>) tells what a command does and each of its options; svcgate --version prints the version.\n\nexit codes: 0 done (explain: allowed; test: every case passed); 1 explain: denied, diff: a change --fail-on names, test: a case failed, or, with --strict, a warning was printed; 2 bad arguments, unreadable files, invalid documents (one line on stderr).\n`;
+  return `usage:\n${lines.join('\n')}\n\nsvcgate <command> --help (or svcgate help <command>) tells what a command does and each of its options; svcgate --version prints the version.\n\nexit codes: 0 done (explain: allowed; test: every case passed); 1 explain: denied, diff and replay: a change --fail-on names, test: a case failed, or, with --strict, a warning was printed; 2 bad arguments, unreadable files, invalid documents (one line on stderr).\n`;
 }
 
 /** `svcgate <command> --help`. */

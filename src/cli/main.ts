@@ -3,7 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { dump } from 'js-yaml';
 import { parseClaimPath } from '../policy/request/claim-path';
 import { ANONYMOUS_DEFAULTS, type AnonymousDefault } from '../policy/compile/anonymous-default';
-import { compileApi } from '../policy/compile/compile-acl';
+import { compileApi, compileOperations, type CompileOperationsOptions } from '../policy/compile/compile-acl';
 import { ConfigError } from '../policy/compile/config-error';
 import { policyWasmPath } from '../policy/evaluate/policy-wasm-path';
 import { signFiles, SIGNING_ALGORITHMS, type BundleSigning, type SigningAlgorithm } from '../fleet/bundle/bundle-signature';
@@ -12,7 +12,9 @@ import { aclDiff, formatDiff } from './acl-diff';
 import { auditMatrix, formatMatrix } from './audit-matrix';
 import { auditPage } from './audit-page';
 import { explainRequest, formatExplanation } from './explain-request';
+import { failOnExitCode, readFailOn } from './fail-on';
 import { readListSqlOptions } from './list-sql-options';
+import { replayCommand } from './replay/replay-command';
 import { svcgateVersion } from '../policy/evaluate/svcgate-version';
 import { COMMANDS, commandHelp, overview } from './command-help';
 import { checkExists, makeFolder, readInputFile, writeOutputFile } from './command-files';
@@ -27,9 +29,9 @@ const MAX_KEY_BYTES = 1024 * 1024;
 const MAX_POLICY_BYTES = 64 * 1024 * 1024;
 
 /**
- * Exit codes: 0 done (explain: allowed; test: every case passed); 1 explain: denied, diff: a
- * change --fail-on names, test: a case failed, or, with --strict, a warning was printed; 2 bad
- * input (arguments, files, documents).
+ * Exit codes: 0 done (explain: allowed; test: every case passed); 1 explain: denied, diff and
+ * replay: a change --fail-on names, test: a case failed, or, with --strict, a warning was printed;
+ * 2 bad input (arguments, files, documents).
  */
 export async function main(argv: string[]): Promise<number> {
   const { values, positionals } = readCommandLine(argv);
@@ -76,6 +78,8 @@ function run(command: string, values: Values, rest: string[], warnings: StrictWa
       return diff(values, rest, warnings, documents);
     case 'test':
       return permissionTest(values, rest);
+    case 'replay':
+      return replayCommand({ values, rest, compileAcl: () => compile(values, documents), compileApi: () => compileOperations(apiOptions(values, documents)) });
     case 'openapi':
       return openapi(values, rest);
     default:
@@ -96,23 +100,31 @@ function compile(values: Values, documents: CommandDocuments, acl = values.acl, 
 }
 
 function compileWithDocument(values: Values, documents: CommandDocuments, acl = values.acl, aclOption: 'acl' | 'acl-new' = 'acl') {
-  if (values.openapi === undefined) throw new UsageError('--openapi <file> is required');
+  const api = apiOptions(values, documents);
   if (acl === undefined) throw new UsageError('--acl <file> is required');
-  // Read only when a $ref leads to another file: a wrong folder would otherwise pass unnoticed.
-  if (values['ref-root'] !== undefined) checkExists(values['ref-root'], '--ref-root folder', 'folder');
   const anonymousDefault = values['anonymous-default'];
   if (anonymousDefault !== undefined && !(ANONYMOUS_DEFAULTS as readonly string[]).includes(anonymousDefault)) throw new UsageError(`--anonymous-default must be ${ANONYMOUS_DEFAULTS.join(' or ')}`);
   return compileApi({
-    openapi: documents.source(values.openapi, 'openapi'),
+    ...api,
     acl: documents.source(acl, aclOption),
     ...(acl === STANDARD_INPUT ? { aclSource: STANDARD_INPUT_NAME } : {}),
-    ...(values['ref-root'] === undefined ? {} : { refRoot: values['ref-root'] }),
-    ...(values.scheme === undefined ? {} : { scheme: values.scheme }),
     // Over the document's x-acl-anonymous-default, as compileAcl's option is.
     ...(anonymousDefault === undefined ? {} : { anonymousDefault: anonymousDefault as AnonymousDefault }),
+  });
+}
+
+/** The OpenAPI document and the options that read its operations, shared by every command that reads one. */
+function apiOptions(values: Values, documents: CommandDocuments): CompileOperationsOptions {
+  if (values.openapi === undefined) throw new UsageError('--openapi <file> is required');
+  // Read only when a $ref leads to another file: a wrong folder would otherwise pass unnoticed.
+  if (values['ref-root'] !== undefined) checkExists(values['ref-root'], '--ref-root folder', 'folder');
+  return {
+    openapi: documents.source(values.openapi, 'openapi'),
+    ...(values['ref-root'] === undefined ? {} : { refRoot: values['ref-root'] }),
+    ...(values.scheme === undefined ? {} : { scheme: values.scheme }),
     // Space-separated, as in a token's scope claim and bearerJwtAcl's requiredScopes.
     ...(values['required-scopes'] === undefined ? {} : { requiredScopes: values['required-scopes'].split(' ').filter((scope) => scope !== '') }),
-  });
+  };
 }
 
 function build(values: Values, rest: string[], documents: CommandDocuments): number {
@@ -153,13 +165,10 @@ async function audit(values: Values, rest: string[], documents: CommandDocuments
   return 0;
 }
 
-const FAIL_ON = ['widen', 'narrow', 'change'] as const;
-
 async function diff(values: Values, rest: string[], warnings: StrictWarnings, documents: CommandDocuments): Promise<number> {
   if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
   if (values['acl-new'] === undefined) throw new UsageError('--acl-new <file> is required: the ACL to compare with --acl');
-  const failOn = values['fail-on'];
-  if (failOn !== undefined && !(FAIL_ON as readonly string[]).includes(failOn)) throw new UsageError(`--fail-on must be one of ${FAIL_ON.join(', ')}`);
+  const failOn = readFailOn(values['fail-on']);
   if (values.acl === undefined) throw new UsageError('--acl <file> is required: the ACL as it is');
   const version = (file: string, option: 'acl' | 'acl-new', name: string) => {
     const { data, declaration } = compileWithDocument(values, documents, file, option);
@@ -170,9 +179,7 @@ async function diff(values: Values, rest: string[], warnings: StrictWarnings, do
   await warnings.ignoreSoFar();
   const changes = await aclDiff(old, version(values['acl-new'], 'acl-new', 'new ACL'));
   process.stdout.write(values.json ? `${JSON.stringify(changes, null, 2)}\n` : formatDiff(changes));
-  if (failOn === undefined) return 0;
-  const failing: Record<(typeof FAIL_ON)[number], string[]> = { widen: ['widened', 'changed'], narrow: ['narrowed', 'changed'], change: ['widened', 'narrowed', 'changed'] };
-  return changes.some((change) => failing[failOn as (typeof FAIL_ON)[number]].includes(change.change)) ? 1 : 0;
+  return failOnExitCode(failOn, changes.map((change) => change.change));
 }
 
 async function permissionTest(values: Values, rest: string[]): Promise<number> {
