@@ -8,6 +8,9 @@
 //   MIN_DELAY, MAX_DELAY  polling bounds in seconds (default 1 and 2, for a demo)
 //   MAX_AGE             seconds without a successful check before guarded requests get 503
 //   DECISION_LOG_URL    a collector of OPA decision logs (POST of gzip JSON batches)
+//   CANDIDATE_URL       a candidate bundle (verified as BUNDLE_URL is) that shadows the active one:
+//                       it decides every request too, after the answer, and /fleet/status shows
+//                       where it would answer otherwise (`shadow`, from shadowStatus())
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -26,19 +29,24 @@ if (!env.BUNDLE_URL) throw new Error('BUNDLE_URL is required: the URL of the bun
 const number = (value, fallback) => (value === undefined || value === '' ? fallback : Number(value));
 
 const logs = env.DECISION_LOG_URL ? createDecisionLogUploader({ url: env.DECISION_LOG_URL, minDelaySeconds: 1, maxDelaySeconds: 1, labels: { replica: String(process.pid) } }) : undefined;
+const polling = { minDelaySeconds: number(env.MIN_DELAY, 1), maxDelaySeconds: number(env.MAX_DELAY, 2) };
+const verification = env.VERIFICATION_KEY ? { key: readFileSync(env.VERIFICATION_KEY, 'utf8'), algorithm: env.VERIFICATION_ALG ?? 'RS256' } : undefined;
 const policy = bundleConsumer({
   url: env.BUNDLE_URL,
-  polling: { minDelaySeconds: number(env.MIN_DELAY, 1), maxDelaySeconds: number(env.MAX_DELAY, 2) },
+  polling,
   persistDir: env.PERSIST_DIR || undefined,
   maxAgeSeconds: env.MAX_AGE ? Number(env.MAX_AGE) : undefined,
-  verification: env.VERIFICATION_KEY ? { key: readFileSync(env.VERIFICATION_KEY, 'utf8'), algorithm: env.VERIFICATION_ALG ?? 'RS256' } : undefined,
+  verification,
 });
+// Polled and verified like the active bundle, but not persisted: it never answers a request.
+const candidate = env.CANDIDATE_URL ? bundleConsumer({ url: env.CANDIDATE_URL, name: 'candidate', polling, verification }) : undefined;
 
 const app = express();
 // Probes and the fleet view come before the guard: they are the operator's, not the API's.
 app.get('/healthz', policy.health);
-app.get('/fleet/status', (_req, res) => res.json({ pid: process.pid, bundle: policy.status(), decisionLogs: logs?.status() }));
-app.use(bearerJwtAcl({ openapi: join(HERE, '../users-api/openapi.yaml'), handler: bearerJwt(JWT), policy: { bearerAuth: policy }, decisionLog: logs?.log }));
+const guard = bearerJwtAcl({ openapi: join(HERE, '../users-api/openapi.yaml'), handler: bearerJwt(JWT), policy: { bearerAuth: policy }, decisionLog: logs?.log, ...(candidate ? { shadow: { source: candidate } } : {}) });
+app.get('/fleet/status', (_req, res) => res.json({ pid: process.pid, bundle: policy.status(), candidate: candidate?.status(), shadow: guard.shadowStatus(), decisionLogs: logs?.status() }));
+app.use(guard);
 usersRoutes(app);
 app.use((req, res) => res.status(404).json({ error: 'NotFound', message: `no route ${req.method} ${req.path}` }));
 
@@ -46,6 +54,7 @@ const server = app.listen(number(env.PORT, 0), '127.0.0.1', () => console.log(`l
 for (const signal of ['SIGTERM', 'SIGINT']) {
   process.on(signal, async () => {
     policy.close();
+    candidate?.close();
     server.close();
     await logs?.close();
     process.exit(0);
