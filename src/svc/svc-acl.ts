@@ -13,7 +13,7 @@ import { claimPathSchema } from '../policy/request/claim-path';
 import { ANONYMOUS_DEFAULT_KEY, type AnonymousDefault } from '../policy/compile/anonymous-default';
 import { compileAcl, compileOperations } from '../policy/compile/compile-acl';
 import { ConfigError } from '../policy/compile/config-error';
-import { operationKey, type OperationFacts } from '../policy/compile/data-document';
+import { operationKey, type DataDocument, type OperationFacts } from '../policy/compile/data-document';
 import type { DecisionSource, PolicySource } from '../policy/evaluate/decision-source';
 import { Evaluator, type PolicyInput } from '../policy/evaluate/evaluator';
 import { thenOrNow } from '../policy/evaluate/then-or-now';
@@ -29,6 +29,9 @@ import type { SvcRoute } from './routes';
 import { serviceArgument, type SvcRequestState } from './service-argument';
 import type { RoutesOpenApi } from './routes-openapi';
 import { BIND_TO_API, type BindableInterceptor } from './svc-api';
+import { candidateSource, type CandidateBuilders } from '../guard/shadow/candidate-source';
+import type { ShadowStatus } from '../guard/shadow/shadow-options';
+import { ShadowRunner } from '../guard/shadow/shadow-runner';
 
 export interface SvcAclOptions extends AclOptions {
   /** The verifier, from bearerJwt(config). */
@@ -49,6 +52,24 @@ export interface SvcAclOptions extends AclOptions {
    * Default true.
    */
   filterResults?: boolean;
+  /**
+   * A candidate decided beside the active policy (see AclOptions.shadow): `source` is what `acl`
+   * or `policy` take (a declaration compiled with the routes' description when the app is built,
+   * or a `bundleConsumer`/`remoteOpa`). Read the counts with the interceptor's `shadowStatus()`.
+   * Default: none.
+   */
+  shadow?: AclOptions['shadow'];
+}
+
+/** The interceptor svcAcl returns: register it with `interceptAll` or `intercept`. */
+export interface SvcAclInterceptor extends Interceptor {
+  /**
+   * The shadow candidate's counts and first divergences; null without the `shadow` option, and
+   * until the app is built (the candidate is compiled with the routes then).
+   */
+  shadowStatus(): ShadowStatus | null;
+  /** The adapter's status: `shadow` as shadowStatus() gives it. */
+  status(): { shadow: ShadowStatus | null };
 }
 
 const SCHEME = 'bearerAuth';
@@ -87,11 +108,12 @@ true satisfies SchemaMatches<typeof optionsSchema, SvcAclOptions>;
  * had run, and is a ConfigError). The ACL is compiled against the API's own
  * OpenAPI description when the app is built, so a bad ACL fails at start-up.
  */
-export function svcAcl(options: SvcAclOptions): Interceptor {
+export function svcAcl(options: SvcAclOptions): SvcAclInterceptor {
   const config = parseWith(optionsSchema, options, FILE, [], 'see svcAcl in docs/services-as-routes.md');
   // Settled here, not when the app is built: NODE_ENV is read when the adapter is created.
   const guardOptions = decisionOptions(config);
   let guard: Guard | undefined;
+  let shadow: ShadowRunner | undefined;
   // Each route's operation, found once when the app is built.
   const operations = new Map<SvcRoute, OperationMatch>();
 
@@ -127,26 +149,45 @@ export function svcAcl(options: SvcAclOptions): Interceptor {
     }
     const described = withOwners(withBearerScheme(openapi), config.owners, unrouted);
     const { source, operations: compiled } = connectSource(config, described);
-    guard = { evaluator: source, handler: config.handler, options: guardOptions, schemes: Object.freeze([SCHEME]) };
+    shadow = config.shadow && new ShadowRunner(source, candidateSource(config.shadow.source, SCHEME, FILE, candidateBuilders(config, described, compiled), undefined), config.shadow, config.decisionLog);
+    guard = { evaluator: source, handler: config.handler, options: { ...guardOptions, shadow }, schemes: Object.freeze([SCHEME]) };
     for (const route of routes) {
       const key = operationKey(route.httpMethod, route.path);
       const operation = compiled[key];
       if (operation) operations.set(route, { key, operation, pathParams: NO_PATH_PARAMS });
     }
   };
-  return interceptor;
+  const shadowStatus = () => shadow?.status() ?? null;
+  return Object.assign(interceptor, { shadowStatus, status: () => ({ shadow: shadowStatus() }) });
 }
 
 function connectSource(config: z.infer<typeof optionsSchema>, openapi: RoutesOpenApi): { source: DecisionSource; operations: Record<string, OperationFacts> } {
   if (config.policy) {
     const { operations } = compileOperations({ openapi, scheme: SCHEME });
     refuseOwnershipCallback(operations, config.checkOwnership, FILE, SVC_LISTS);
-    // A bundle or OPA data compiled with the seed's default is refused: it would open the GET routes to anyone.
-    return { source: config.policy.connect({ scheme: SCHEME, operations, file: FILE, anonymousDefault: ANONYMOUS_DEFAULT }), operations };
+    return { source: connected(config.policy, operations), operations };
   }
-  const data = compileAcl({ openapi, acl: config.acl, scheme: SCHEME, strict: config.strict, anonymousDefault: ANONYMOUS_DEFAULT });
+  const data = compiledAcl(config, openapi, config.acl);
   refuseOwnershipCallback(data.operations, config.checkOwnership, FILE, SVC_LISTS);
   return { source: Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize }), operations: data.operations };
+}
+
+/** A declaration compiled for the routes, anonymous callers granted only what it declares. */
+function compiledAcl(config: z.infer<typeof optionsSchema>, openapi: RoutesOpenApi, acl: unknown): DataDocument {
+  return compileAcl({ openapi, acl, scheme: SCHEME, strict: config.strict, anonymousDefault: ANONYMOUS_DEFAULT });
+}
+
+function connected(source: PolicySource, operations: Record<string, OperationFacts>): DecisionSource {
+  // A bundle or OPA data compiled with the seed's default is refused: it would open the GET routes to anyone.
+  return source.connect({ scheme: SCHEME, operations, file: FILE, anonymousDefault: ANONYMOUS_DEFAULT });
+}
+
+/** The shadow candidate is made as the active source would be from `acl` or `policy`, with the same description and anonymous default. */
+function candidateBuilders(config: z.infer<typeof optionsSchema>, openapi: RoutesOpenApi, operations: Record<string, OperationFacts>): CandidateBuilders {
+  return {
+    local: (acl) => Evaluator.createSync(compiledAcl(config, openapi, acl), { decisionCacheSize: config.decisionCacheSize }),
+    connect: (source) => connected(source, operations),
+  };
 }
 
 /** The routes' description as svcAcl compiles it: every route needs the bearer scheme, and anonymous gets only what the ACL declares. */
