@@ -24,7 +24,7 @@ function snippet(): { code: string; given: string[] } {
   return { code: block.replace(/^import .*$/gm, ''), given };
 }
 
-/** Writes the files the block names (./openapi.yaml, ./permissions.yaml) into a folder of their own. */
+/** Writes the files the block names (./openapi.yaml, ./permissions.yaml, ./permissions.next.yaml) into a folder of their own. */
 function projectFolder(): string {
   const folder = mkdtempSync(join(tmpdir(), 'svcgate-plain-express-'));
   const openapi = {
@@ -36,7 +36,11 @@ function projectFolder(): string {
     paths: { '/users/{userId}': { get: { parameters: [{ name: 'userId', in: 'path', required: true, schema: { type: 'integer' } }], responses: { '200': { description: 'one user' } } } } },
   };
   writeFileSync(join(folder, 'openapi.yaml'), dump(openapi));
-  writeFileSync(join(folder, 'permissions.yaml'), dump({ anonymous: {}, user: { '/users/{userId}': { 'read:own': ['*', '!password'] } } }));
+  const permissions = dump({ anonymous: {}, user: { '/users/{userId}': { 'read:own': ['*', '!password'] } } });
+  writeFileSync(join(folder, 'permissions.yaml'), permissions);
+  // The block's shadow candidate. The same grants: it never differs, so no divergence event joins
+  // the decisions the tests count, and the answers are the ACL's (test/shadow covers divergences).
+  writeFileSync(join(folder, 'permissions.next.yaml'), permissions);
   return folder;
 }
 
