@@ -12,3 +12,7 @@ export { createDecisionLogUploader, type DecisionLogUploader, type DecisionLogUp
 export type { MaskRule } from './decision-logs/mask-event';
 export { remoteOpa, type RemoteOpaOptions } from './remote-opa';
 export type { BundleMessage, DecisionLogDroppedMessage } from '../telemetry/channels';
+export { createStatusReporter, type StatusReporter, type StatusReporterStatus } from './status/status-reporter';
+export type { StatusReporterOptions } from './status/status-reporter-options';
+export type { BundleReport, DecisionLogsReport, PluginState, StatusReport } from './status/status-report';
+export type { MetricFamily, MetricSample } from './status/status-metrics';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseWith } from '../../policy/compile/parse-with';
+import { secondsSchema as seconds } from '../seconds-schema';
 import type { BundleEvent } from './bundle-consumer';
 import { SIGNING_ALGORITHMS, verificationKey, type BundleVerification, type VerificationKey } from '../bundle/bundle-signature';
 import type { SchemaMatches } from '../../policy/compile/schema-matches';
@@ -59,13 +60,6 @@ export interface ConsumerSettings {
 }
 
 const FILE = '<bundleConsumer options>';
-// Node's timers hold at most 2^31 - 1 ms.
-const MAX_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
-const seconds = (name: string) =>
-  z
-    .number({ error: `${name} must be a number of seconds` })
-    .positive({ error: `${name} must be positive` })
-    .max(MAX_SECONDS, { error: `${name} must be at most ${MAX_SECONDS} seconds` });
 
 const pollingSchema = z
   .object({ minDelaySeconds: seconds('minDelaySeconds').default(60), maxDelaySeconds: seconds('maxDelaySeconds').default(120) })

@@ -7,6 +7,8 @@ import { recordDroppedLogEvents } from '../../telemetry/record-fleet';
 import { EventQueue } from './event-queue';
 import { maskEvent, type MaskRule } from './mask-event';
 import { postGzip } from './post-gzip';
+import { PostAnswerError } from '../../net/post-body';
+import { backoffSeconds } from '../../net/backoff-delay';
 import type { SchemaMatches } from '../../policy/compile/schema-matches';
 
 const gzipAsync = promisify(gzip);
@@ -53,7 +55,8 @@ export interface DecisionLogUploaderStatus {
   uploaded: number;
   /** ISO 8601 time of the last successful upload. */
   lastUpload: string | null;
-  lastError: { message: string; at: string } | null;
+  /** The last failed upload: why, when, and the collector's HTTP status when it answered (OPA's `http_code`). */
+  lastError: { message: string; at: string; httpStatus?: number } | null;
   /** Uploads failed in a row; the next waits longer with each. */
   consecutiveFailures: number;
 }
@@ -170,7 +173,8 @@ export function createDecisionLogUploader(options: DecisionLogUploaderOptions): 
           queue.unshiftAll(batches.slice(index).flatMap((unsent) => unsent.items.map((item) => item.event)));
           trim();
           failures += 1;
-          lastError = { message: error instanceof Error ? error.message : String(error), at: new Date().toISOString() };
+          const httpStatus = error instanceof PostAnswerError ? { httpStatus: error.status } : {};
+          lastError = { message: error instanceof Error ? error.message : String(error), at: new Date().toISOString(), ...httpStatus };
           return;
         }
         uploaded += batch.items.length;
@@ -189,7 +193,7 @@ export function createDecisionLogUploader(options: DecisionLogUploaderOptions): 
     if (closed) return;
     const { minDelaySeconds, maxDelaySeconds, maxBackoffSeconds } = config;
     const base = minDelaySeconds + Math.random() * (maxDelaySeconds - minDelaySeconds);
-    const delay = failures === 0 ? base : Math.min(maxBackoffSeconds, base * 2 ** Math.min(failures, 30)) * (0.5 + Math.random() / 2);
+    const delay = failures === 0 ? base : backoffSeconds(base, failures, maxBackoffSeconds);
     timer = setTimeout(() => void flush().finally(schedule), delay * 1000);
     timer.unref();
   };
