@@ -96,11 +96,6 @@ const optionsSchema = z
 // The interface and the schema must accept the same fields (see schema-matches.ts).
 true satisfies SchemaMatches<typeof optionsSchema, BearerJwtAclOptions>;
 
-/**
- * Express middleware (4 and 5) that guards the operations of an OpenAPI document: it matches the
- * request to its operation, verifies the bearer token, asks the policy, and answers 401 or 403
- * (as its `errors` option says), or calls next() with `req.auth` set.
- */
 /** The middleware bearerJwtAcl returns. */
 export interface BearerJwtAclMiddleware {
   (req: Request, res: Response, next: (error?: unknown) => void): void;
@@ -110,6 +105,11 @@ export interface BearerJwtAclMiddleware {
   status(): { shadow: ShadowStatus | null };
 }
 
+/**
+ * Express middleware (4 and 5) that guards the operations of an OpenAPI document: it matches the
+ * request to its operation, verifies the bearer token, asks the policy, and answers 401 or 403
+ * (as its `errors` option says), or calls next() with `req.auth` set.
+ */
 export function bearerJwtAcl(options: BearerJwtAclOptions): BearerJwtAclMiddleware {
   const config = parseWith(optionsSchema, options, FILE, [], 'see bearerJwtAcl in docs/openapi-apis.md');
   const { source, operations, document, scheme } = connectSource(config);
