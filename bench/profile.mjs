@@ -4,12 +4,12 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { load, PEER_SCENARIOS, pinLoadGenerator, SCENARIOS, startServer } from './scenarios.mjs';
+import { load, PEER_SCENARIOS, pinLoadGenerator, SCENARIOS, SHADOW_SCENARIOS, startServer } from './scenarios.mjs';
 import { coldRequests, requestPool, signedPools } from './tokens.mjs';
 
 const [name, seconds = '10'] = process.argv.slice(2);
-// The peers' scenarios too (the floor, express-oauth2-jwt-bearer, express-jwt), to compare profiles.
-const ALL = [...SCENARIOS, ...PEER_SCENARIOS];
+// The peers' scenarios too (the floor, express-oauth2-jwt-bearer, express-jwt), and the shadow's, to compare profiles.
+const ALL = [...SCENARIOS, ...PEER_SCENARIOS, ...SHADOW_SCENARIOS];
 const scenario = ALL.find((s) => s.name === name);
 // Seconds that are not a positive number would profile autocannon's default of about a second instead.
 if (!scenario || !(Number(seconds) > 0)) {

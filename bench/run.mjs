@@ -4,7 +4,8 @@
 // against an OPA sidecar; svcgate beside the floor and its peers (peers.mjs). Writes bench/results.md.
 // BENCH_SECONDS sets the seconds per scenario (default 10), BENCH_ROUNDS the rounds they are split
 // into (default 10), BENCH_PEER_WINDOWS the windows per pair of the peers (default 7).
-// BENCH_ONLY=peers runs only the peers' section and prints it, leaving results.md as it is.
+// BENCH_ONLY=peers runs only the peers' section and prints it, leaving results.md as it is;
+// BENCH_ONLY=shadow the same for the shadow evaluation's (shadow.mjs).
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ import { largeApi } from './large-acl.mjs';
 import { peerLines, peers } from './peers.mjs';
 import { load, pinLoadGenerator, PINNING, SCENARIOS, startServer } from './scenarios.mjs';
 import { sidecar } from './sidecar.mjs';
+import { shadowCost, shadowLines } from './shadow.mjs';
 import { signatureCosts, signatureLines } from './signatures.mjs';
 import { telemetryCost, telemetryLines } from './telemetry.mjs';
 import { coldRequests, requestPool, signedPools } from './tokens.mjs';
@@ -244,6 +246,10 @@ if (process.env.BENCH_ONLY === 'peers') {
   console.log(peerLines(await peers()).join('\n'));
   process.exit(0);
 }
+if (process.env.BENCH_ONLY === 'shadow') {
+  console.log(shadowLines(await shadowCost()).join('\n'));
+  process.exit(0);
+}
 const { rows: http, simultaneous, oasShare, oasShareOfDenies } = await httpScenarios();
 const beside = await peers(simultaneous);
 const alone = await evaluatorAlone();
@@ -254,6 +260,7 @@ const signatures = await signatureCosts();
 const stalls = [await activationStall('example', 6), await activationStall('large', 40)];
 const side = await sidecar();
 const telemetry = await telemetryCost();
+const shadow = await shadowCost();
 const cluster = await clusterScaling();
 
 const lines = [
@@ -302,6 +309,7 @@ const lines = [
   ...side.http.map((row) => `| ${row.label} | ${fmt(row.rps)} | ${fmt(row.rps / side.http[0].rps, 2)} | ${row['5xx']} | ${row.errors} |`),
   '',
   ...telemetryLines(telemetry),
+  ...shadowLines(shadow),
   '## Many cores',
   '',
   cluster.markdown,

@@ -51,6 +51,20 @@ export const PEER_SCENARIOS = [
 ];
 
 /**
+ * Shadow evaluation (shadow.mjs): the Express scenario with a decisionLog, against the same with
+ * `shadow` at sampleRate 1 and 0 (the candidate revokes one permission), warm and cold. `server`
+ * and `env` name the process, `twin` what it is loaded beside.
+ */
+const shadowServer = (rate) => ({ server: 'express-acl-logged', env: rate === undefined ? {} : { BENCH_SHADOW_RATE: String(rate) } });
+export const SHADOW_SCENARIOS = [
+  { name: 'express-acl-logged', ...shadowServer(), label: 'Express + bearerJwtAcl with a decisionLog, no shadow', path: userPath },
+  { name: 'express-acl-shadow-1', ...shadowServer(1), label: 'the same with shadow at sampleRate 1', twin: 'express-acl-logged', target: 0.9, path: userPath },
+  { name: 'express-acl-shadow-0', ...shadowServer(0), label: 'the same with shadow at sampleRate 0', twin: 'express-acl-logged', path: userPath },
+  { name: 'express-acl-logged-cold', ...shadowServer(), label: 'Express + bearerJwtAcl with a decisionLog, no shadow, every request a new token and user', path: userPath, cold: true },
+  { name: 'express-acl-shadow-1-cold', ...shadowServer(1), label: 'the same with shadow at sampleRate 1', twin: 'express-acl-logged-cold', path: userPath, cold: true },
+];
+
+/**
  * With taskset and two or more CPUs, servers run on the last CPU and the load generator on the
  * others, so neither takes time from the other, and twins loaded together share one CPU.
  */
@@ -67,7 +81,7 @@ export function pinLoadGenerator() {
 
 /** Starts server.mjs for one scenario (by its `server`, else its name) in a process of its own; resolves once it listens. */
 export function startServer(name, env = {}) {
-  const scenario = [...SCENARIOS, ...PEER_SCENARIOS].find((candidate) => candidate.name === name);
+  const scenario = [...SCENARIOS, ...PEER_SCENARIOS, ...SHADOW_SCENARIOS].find((candidate) => candidate.name === name);
   const server = scenario?.server ?? name;
   env = { ...scenario?.env, ...env };
   const command = [process.execPath, join(HERE, 'server.mjs'), server];

@@ -2,7 +2,7 @@
 // not share its event loop with the load generator). Usage: node server.mjs <scenario>; prints
 // "PORT <n>" once listening on 127.0.0.1.
 import { createHmac, createPublicKey, createSecretKey, timingSafeEqual, verify } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Session } from 'node:inspector';
 import { createRequire } from 'node:module';
@@ -34,6 +34,23 @@ const scenarios = {
     const { bearerJwt, bearerJwtAcl } = require('svcgate/auth');
     const app = require('express')();
     app.use(bearerJwtAcl({ openapi: OPENAPI, handler: bearerJwt(JWT), acl: ACL }));
+    app.get('/api/v1/users/:userId', (req, res) => res.json(req.auth.filter(user(Number(req.params.userId)))));
+    return app;
+  },
+  // The shadow bench's twins (shadow.mjs): the guarded route with a decisionLog, and the same with
+  // `shadow` at BENCH_SHADOW_RATE (unset: no shadow), whose candidate revokes the user role's
+  // read:own on /users/{userId}, so that every allowed request diverges (narrowed) and is logged.
+  // BENCH_SHADOW_CANDIDATE=active: the candidate is the active declaration (compared, never diverging).
+  'express-acl-logged': () => {
+    const { bearerJwt, bearerJwtAcl } = require('svcgate/auth');
+    const app = require('express')();
+    const log = boundedLog(10_000);
+    const rate = process.env.BENCH_SHADOW_RATE;
+    const shadow = rate === undefined ? {} : { shadow: { source: { bearerAuth: process.env.BENCH_SHADOW_CANDIDATE === 'active' ? ACL.bearerAuth : withoutUserReadOwn() }, sampleRate: Number(rate) } };
+    const guard = bearerJwtAcl({ openapi: OPENAPI, handler: bearerJwt(JWT), acl: ACL, decisionLog: log.push, ...shadow });
+    // Before the guard, in both twins alike: what was logged and compared, for the bench to print.
+    app.get('/bench/shadow', (req, res) => res.json({ logged: log.count(), divergencesLogged: log.divergences(), shadow: guard.shadowStatus() }));
+    app.use(guard);
     app.get('/api/v1/users/:userId', (req, res) => res.json(req.auth.filter(user(Number(req.params.userId)))));
     return app;
   },
@@ -93,6 +110,33 @@ const scenarios = {
   'express-jwt-hs256': () => expressJwt({ secret: JWT.secret, algorithms: ['HS256'] }),
   'express-jwt-signed': () => expressJwt({ secret: require('jwks-rsa').expressJwtSecret({ jwksUri: process.env.BENCH_JWKS_URL }), algorithms: [process.env.BENCH_ALG] }),
 };
+
+/**
+ * A decision log that does what createDecisionLogUploader does with an event when it is logged:
+ * keeps it in a bounded buffer (its default bufferSizeLimitEvents, the oldest overwritten), to be
+ * encoded and sent later, which this one never does.
+ */
+function boundedLog(size) {
+  const events = new Array(size);
+  let count = 0;
+  let divergences = 0;
+  return {
+    push: (event) => {
+      events[count % size] = event;
+      count += 1;
+      if (event.shadow !== undefined) divergences += 1;
+    },
+    count: () => count,
+    divergences: () => divergences,
+  };
+}
+
+/** The example's permissions with the user role's read:own on /users/{userId} revoked: the shadow bench's candidate. */
+function withoutUserReadOwn() {
+  const permissions = require('js-yaml').load(readFileSync(ACL.bearerAuth, 'utf8'));
+  delete permissions.user['/users/{userId}']['read:own'];
+  return permissions;
+}
 
 /**
  * The permission of examples/users-api for role `user`, by hand: GET /users/{userId} only for an

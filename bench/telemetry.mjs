@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, simultaneousRatio, WINDOWS } from './ratios.mjs';
+import { bothOrders, median, WINDOWS } from './ratios.mjs';
 import { load, pinLoadGenerator, startServer } from './scenarios.mjs';
 import { JWT, requestPool } from './tokens.mjs';
 
@@ -52,17 +52,6 @@ function loops({ path, headers }) {
     }
   }
   return Object.fromEntries(settings.map((name) => [name, median(samples[name])]));
-}
-
-/**
- * The ratio of `name` to `twin` measured with each started first: two identical servers loaded
- * together answered 1.035 to 1 in favour of one of them, a bias as large as the costs measured
- * here. The geometric mean of the two orders cancels it.
- */
-async function bothOrders(run, name, twin) {
-  const first = (await simultaneousRatio(run, name, twin)).value;
-  const second = 1 / (await simultaneousRatio(run, twin, name)).value;
-  return { value: Math.sqrt(first * second), first, second };
 }
 
 /** The spans the SDK server exported so far (its batches go out every 5 s): none would mean nothing was recorded. */
