@@ -12,7 +12,8 @@ export interface ReceivedReport {
 /**
  * A service on 127.0.0.1 that takes OPA's status API (`POST /status[/<partition>]`, JSON) and,
  * for an OPA configured with it as its decision-log service too, `POST /logs` (answered 204, kept
- * aside). `answer` sets the status it answers reports with; `hang` accepts them and never answers.
+ * aside). `answer` sets the status it answers reports with; `hang` accepts them and never answers;
+ * `delayMs` answers late.
  * It counts reports received (answered or not) and the most open at once. Stop and start keep
  * the port.
  */
@@ -22,6 +23,8 @@ export class StatusCollector {
   logUploads = 0;
   answer = 200;
   hang = false;
+  /** Answers each report that late. */
+  delayMs = 0;
   /** Status requests received, answered or not. */
   received = 0;
   /** The most status requests open at the same time. */
@@ -78,6 +81,7 @@ export class StatusCollector {
     this.maxOpen = Math.max(this.maxOpen, this.open);
     res.on('close', () => (this.open -= 1));
     if (this.hang) return;
+    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     this.reports.push({ path, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
     res.statusCode = this.answer;
     res.end();
