@@ -1,5 +1,5 @@
 import { exportPKCS8, exportSPKI, generateKeyPair } from 'jose';
-import { createStatusReporter, type StatusReporter, type StatusReporterOptions } from '../../src/fleet';
+import { createDecisionLogUploader, createStatusReporter, type StatusReporter, type StatusReporterOptions } from '../../src/fleet';
 import { ConfigError } from '../../src/policy';
 import { exampleBundle } from '../helpers/bundles';
 import { configErrorOf } from '../helpers/config-error-of';
@@ -137,6 +137,24 @@ test('close() stops the reports and the subscriptions; a change not yet reported
   await until(() => events.length >= seen + 5, 'five consumer events after close');
   expect(collector.received).toBe(received);
   expect(reporting.status().pending).toBe(false);
+  expect(bundleIn(collector.reports.at(-1)!)?.active_revision).toBe('v1');
+});
+
+test('decision_logs: {} after an upload, decision_log_error with the message and http_code after a failed one', async () => {
+  const uploader = createDecisionLogUploader({ url: collector.url('/logs') });
+  const reporting = reporter({ decisionLogs: uploader });
+  expect(reporting.report().decision_logs).toBeUndefined();
+  uploader.log({ decision_id: 'one' });
+  await uploader.flush();
+  expect(reporting.report().decision_logs).toEqual({});
+  // The status collector answers 404 anywhere but /status and /logs.
+  const refusing = createDecisionLogUploader({ url: collector.url('/nowhere') });
+  refusing.log({ decision_id: 'two' });
+  await refusing.flush();
+  expect(reporter({ decisionLogs: refusing }).report().decision_logs).toEqual({ code: 'decision_log_error', message: `${collector.url('/nowhere')} answered 404`, http_code: 404 });
+  expect(reporting.report().plugins.decision_logs).toEqual({ state: 'OK' });
+  await uploader.close();
+  await refusing.close();
 });
 
 test('decisions are counted by result in metrics.prometheus, in the shape of Prometheus client_model JSON', async () => {
