@@ -5,12 +5,12 @@ import express from 'express';
 import { closeNow } from './listen';
 
 /**
- * A collector of OPA decision logs on 127.0.0.1: it keeps each POSTed batch (its compressed size
- * and its events). `hang` makes it accept requests and never answer; `delayMs` answers each that
+ * A collector of OPA decision logs on 127.0.0.1: it keeps each POSTed batch (its compressed size,
+ * its events, and its body as uploaded). `hang` makes it accept requests and never answer; `delayMs` answers each that
  * late; stop and start keep the port.
  */
 export class LogCollector {
-  readonly batches: { bytes: number; events: Record<string, unknown>[] }[] = [];
+  readonly batches: { bytes: number; events: Record<string, unknown>[]; body: Buffer }[] = [];
   hang = false;
   delayMs = 0;
   private server: Server | undefined;
@@ -33,7 +33,7 @@ export class LogCollector {
       const body = Buffer.concat(chunks);
       const events = JSON.parse(req.headers['content-encoding'] === 'gzip' ? gunzipSync(body).toString() : body.toString()) as Record<string, unknown>[];
       if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
-      this.batches.push({ bytes: body.length, events });
+      this.batches.push({ bytes: body.length, events, body });
       res.status(204).end();
     });
     this.server = await new Promise<Server>((resolve) => {

@@ -29,7 +29,8 @@ export async function* decompressed(chunks: AsyncIterable<Buffer>, file: string,
     return;
   }
   const source = Readable.from(prepended(start, rest), { objectMode: false });
-  const gunzip = createGunzip();
+  // Larger pieces than zlib's 16 KiB: a quarter of the time for a large file, each piece passed on once.
+  const gunzip = createGunzip({ chunkSize: 256 * 1024 });
   source.once('error', (error) => gunzip.destroy(error));
   source.pipe(gunzip);
   let inflated = 0;

@@ -1,6 +1,6 @@
 import { ConfigError } from '../../policy/compile/config-error';
 import { isPlainObject } from '../../policy/compile/documents/plain-object';
-import { boundedLines } from './bounded-lines';
+import { LineSplitter, type Line } from './bounded-lines';
 import { decompressed } from './decompressed';
 import type { LogSource } from './decision-log-files';
 
@@ -41,11 +41,17 @@ export async function* logEntries(source: LogSource): AsyncGenerator<LogEntry> {
   const document = first === OPEN_ARRAY || (first === OPEN_OBJECT && /\.json(\.gz)?$/i.test(source.name));
   if (document) yield* valueEntries(await wholeText(chunks, source.name), source.name);
   else {
-    for await (const line of boundedLines(chunks, MAX_LINE_BYTES)) {
-      const at = `${source.name}:${line.number}`;
-      if ('tooLong' in line) yield { at, problem: `a line longer than ${MAX_LINE_BYTES} bytes` };
-      else if (!isBlank(line.bytes)) yield* valueEntries(line.bytes, at);
-    }
+    const splitter = new LineSplitter(MAX_LINE_BYTES);
+    for await (const chunk of chunks) yield* lineEntries(splitter.push(chunk), source.name);
+    yield* lineEntries(splitter.end(), source.name);
+  }
+}
+
+function* lineEntries(lines: readonly Line[], name: string): Generator<LogEntry> {
+  for (const line of lines) {
+    const at = `${name}:${line.number}`;
+    if ('tooLong' in line) yield { at, problem: `a line longer than ${MAX_LINE_BYTES} bytes` };
+    else if (!isBlank(line.bytes)) yield* valueEntries(line.bytes, at);
   }
 }
 
