@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import type { ShadowStatus } from '../../src/auth';
 
 const SERVER = join(__dirname, '../fixtures/oas-server.mjs');
 const ROOT = join(__dirname, '../..');
@@ -19,6 +20,15 @@ export interface OasSetup {
   requestValidation?: boolean;
   /** `{ <apiKey scheme>: [valid keys] }`: security handlers for the document's apiKey schemes. */
   apiKeys?: Record<string, string[]>;
+  /** The document's bearer schemes besides bearerAuth, verified by the same bearerJwt(jwt). */
+  bearerSchemes?: string[];
+  /**
+   * BearerJWT's shadow option (sampleRate, timeoutMs... as given): its candidate is `source`
+   * (a declaration or file), a bundleConsumer polling `bundleUrl`, or a source whose evaluate
+   * throws or never settles (`failing`); keyed by `scheme` when given. `GET /__status` answers
+   * `BearerJWT.of(app).status()`.
+   */
+  shadow?: { source?: unknown; bundleUrl?: string; failing?: 'throws' | 'hangs'; scheme?: string; sampleRate?: number; timeoutMs?: number };
   /** BearerJWT's exposeReasons. */
   exposeReasons?: boolean;
   /** NODE_ENV while the host initializes (BearerJWT is created then); restored after. */
@@ -35,6 +45,8 @@ export interface OasHost {
   url: string;
   /** Operation ids the controllers ran, and the decision log, in order. */
   calls(): Promise<{ calls: string[]; events: Record<string, unknown>[] }>;
+  /** `BearerJWT.of(app).status()` in the host (null when no BearerJWT was registered). */
+  status(): Promise<{ shadow: ShadowStatus | null } | null>;
   stop(): void;
 }
 
@@ -51,6 +63,7 @@ export function startOasHost(setup: OasSetup, env: Record<string, string> = {}):
       resolve({
         url,
         calls: async () => (await fetch(`${url}/__calls`)).json() as Promise<{ calls: string[]; events: Record<string, unknown>[] }>,
+        status: async () => (await fetch(`${url}/__status`)).json() as Promise<{ shadow: ShadowStatus | null } | null>,
         stop: () => child.kill(),
       });
     };

@@ -33,6 +33,10 @@ import { sameValues } from '../../guard/same-values';
 import { operationSecurity, schemesWithoutBearer } from '../../guard/security-alternatives';
 import { hostRoutes } from './oas-host-routes';
 import { verificationRequest } from '../../token/verification-request';
+import { isPolicySource } from '../../guard/shadow/candidate-source';
+import type { ShadowStatus } from '../../guard/shadow/shadow-options';
+import { ShadowRunner } from '../../guard/shadow/shadow-runner';
+import { shadowedScheme } from './oas-shadow';
 
 type Request = IncomingMessage & { params?: Record<string, string>; originalUrl?: string };
 type Response = ServerResponse & { locals: { oas?: { security?: Record<string, unknown>; params?: Record<string, unknown>; body?: unknown; acl?: OasAcl } } };
@@ -72,7 +76,12 @@ interface Guard {
   schemes: readonly string[];
   operations: Record<string, OperationFacts>;
   evaluator: DecisionSource;
+  /** The adapter's options, with the shadow runner when `shadow` is for this guard's scheme (one runner compares one source). */
+  options: DecisionOptions;
 }
+
+/** Where a scheme's decisions come from, as `policy` or `acl` give it (a declaration with the name it is shown by). */
+type SchemeSource = PolicySource | { declaration: unknown; aclSource?: string | undefined };
 
 /** One guard's operation for a route and method. */
 interface Check {
@@ -86,6 +95,13 @@ interface Check {
 /** Responses a refusal was answered on or passed on for: nothing may let their request go on. */
 const refused = new WeakSet<object>();
 
+/**
+ * The BearerJWT registered on each Express app. @oas-tools/core creates the instance inside
+ * `initialize` and keeps it, so the app is what users hold; keyed by it, two apps in one process
+ * each find their own.
+ */
+const registeredOn = new WeakMap<object, BearerJWT>();
+
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 const FILE = '<BearerJWT config>';
 
@@ -98,6 +114,13 @@ export interface OasAclOptions extends AclOptions {
   acl?: Record<string, unknown>;
   /** In place of `acl`, per scheme: decisions from a `bundleConsumer(...)` or a `remoteOpa(...)`. Default: none. */
   policy?: Record<string, PolicySource>;
+  /**
+   * A candidate decided beside one guarded scheme's policy (see AclOptions.shadow). `source` is
+   * what `acl`/`policy` take for that scheme, keyed by it (`{ bearerAuth: <candidate> }`), or
+   * unkeyed when one scheme is guarded. A declaration is merged onto the scheme's `x-acl-config`
+   * declaration as `acl` is. Read the counts with `BearerJWT.of(app).shadowStatus()`. Default: none.
+   */
+  shadow?: AclOptions['shadow'];
 }
 
 const configShape = {
@@ -123,7 +146,28 @@ export class BearerJWT {
     private readonly oasFile: Record<string, unknown>,
     /** The methods the document declares for a path (OpenAPI templates), asked only about a method a route does not declare. */
     private readonly pathMethods: PathMethods,
+    private readonly shadow: ShadowRunner | undefined,
   ) {}
+
+  /**
+   * The BearerJWT that `oasTools.initialize(app, ...)` registered on `app`, or undefined before
+   * then: how an app reads its `shadowStatus()`. With more than one in the host's chain (each
+   * `use()` in the process adds one, for every app initialized after it), the first registered,
+   * which is the one `use`d last when they share a position.
+   */
+  static of(app: object): BearerJWT | undefined {
+    return registeredOn.get(app);
+  }
+
+  /** The shadow candidate's counts and first divergences; null without the `shadow` option. */
+  shadowStatus(): ShadowStatus | null {
+    return this.shadow?.status() ?? null;
+  }
+
+  /** The adapter's status: `shadow` as shadowStatus() gives it. */
+  status(): { shadow: ShadowStatus | null } {
+    return { shadow: this.shadowStatus() };
+  }
 
   /** Called by @oas-tools/core with the dereferenced document (paths in Express form) and the `use` config, an {@link OasAclOptions}. */
   static async initialize(oasFile: Record<string, unknown>, config: unknown): Promise<BearerJWT> {
@@ -132,26 +176,22 @@ export class BearerJWT {
     checkRoutableNames(openapi.paths);
     const schemes = (oasFile.components as { securitySchemes?: Record<string, { 'x-acl-config'?: unknown }> } | undefined)?.securitySchemes ?? {};
 
-    const guards: Guard[] = [];
+    const guards: Omit<Guard, 'options'>[] = [];
+    const documentConfigs = new Map<string, DocumentConfig>();
     let roleBinding = options.roleBinding;
     for (const [scheme, definition] of Object.entries(schemes)) {
       const inDocument = readDocumentConfig(definition['x-acl-config'], scheme);
+      documentConfigs.set(scheme, inDocument);
       const source = options.policy?.[scheme];
-      const { declaration, aclSource } = chosenDeclaration(options.acl?.[scheme], inDocument, scheme);
+      const chosen = chosenDeclaration(options.acl?.[scheme], inDocument, scheme);
       if (source !== undefined && options.acl?.[scheme] !== undefined) {
         throw new ConfigError(FILE, `$.policy.${scheme}`, `the scheme ${scheme} has both a declaration in acl and a source in policy`, 'give one of them');
       }
-      if (source === undefined && declaration === undefined) continue;
+      if (source === undefined && chosen.declaration === undefined) continue;
       roleBinding ??= inDocument.roleBinding;
-      if (source !== undefined) {
-        const { operations } = compileOperations({ openapi, scheme });
-        refuseOwnershipCallback(operations, options.checkOwnership, FILE, DOCUMENT_LISTS);
-        guards.push({ scheme, schemes: Object.freeze([scheme]), operations, evaluator: source.connect({ scheme, operations, file: FILE }) });
-      } else {
-        const data = compileAcl({ openapi, acl: declaration, aclSource, scheme, strict: options.strict });
-        refuseOwnershipCallback(data.operations, options.checkOwnership, FILE, DOCUMENT_LISTS);
-        guards.push({ scheme, schemes: Object.freeze([scheme]), operations: data.operations, evaluator: await Evaluator.create(data, { decisionCacheSize: options.decisionCacheSize }) });
-      }
+      const { operations, evaluator } = await connectScheme(source ?? chosen, scheme, openapi, options);
+      refuseOwnershipCallback(operations, options.checkOwnership, FILE, DOCUMENT_LISTS);
+      guards.push({ scheme, schemes: Object.freeze([scheme]), operations, evaluator });
     }
     for (const option of ['acl', 'policy'] as const) {
       const unknown = Object.keys(options[option] ?? {}).filter((scheme) => !(scheme in schemes));
@@ -160,12 +200,25 @@ export class BearerJWT {
     if (guards.length === 0) {
       throw new ConfigError(FILE, '$.acl', 'no permission declaration is given', 'pass acl: { <bearer scheme>: <declaration or file> } (or policy: { <bearer scheme>: <source> }) to use(), or x-acl-config in the security scheme');
     }
+    const shared = decisionOptions({ ...options, roleBinding });
+    let shadow: ShadowRunner | undefined;
+    let shadowed: string | undefined;
+    if (options.shadow) {
+      const { scheme, candidate } = shadowedScheme(options.shadow.source, guards.map((guard) => guard.scheme), Object.keys(schemes), FILE);
+      // Made as the scheme's own source would be from this candidate in `policy` or `acl`.
+      const given = isPolicySource(candidate) ? candidate : chosenDeclaration(candidate, documentConfigs.get(scheme)!, scheme);
+      const { evaluator } = await connectScheme(given, scheme, openapi, options);
+      shadow = new ShadowRunner(guards.find((guard) => guard.scheme === scheme)!.evaluator, evaluator, options.shadow, shared.decisionLog);
+      shadowed = scheme;
+    }
     startCompletingVerifications();
-    return new BearerJWT(guards, decisionOptions({ ...options, roleBinding }), oasFile, createPathMethods(openapi.paths));
+    const withOptions = guards.map((guard) => ({ ...guard, options: guard.scheme === shadowed ? { ...shared, shadow } : shared }));
+    return new BearerJWT(withOptions, shared, oasFile, createPathMethods(openapi.paths), shadow);
   }
 
   /** Registered by @oas-tools/core once per path, like its own middleware: a route per server prefix. */
   register(app: App, path: string): void {
+    if (!registeredOn.has(app)) registeredOn.set(app, this);
     const item = (this.oasFile.paths as Record<string, Record<string, unknown>>)[path] ?? {};
     // A path whose operations ask for no security runs no security handler: there is no 401 to
     // challenge, no verification to complete and nothing to decide. Its layers would only be
@@ -256,7 +309,7 @@ export class BearerJWT {
         const payload = verifiedPayload(oas?.security, guard.scheme);
         if (payload === null) return this.refuse(res, policyDenied(denied('the security handler gave no payload object'), exposeReasons), next);
         const confirm = (input: PolicyInput) => sameValues(operation, input, (param) => ownProperty(param.in === 'body' ? oas?.body : oas?.params, param.name), '@oas-tools/core');
-        const pending = authorize(guard.evaluator, { key, operation, pathParams: req.params ?? {} }, req, payload, this.options, { confirm });
+        const pending = authorize(guard.evaluator, { key, operation, pathParams: req.params ?? {} }, req, payload, guard.options, { confirm });
         const { decision, refused } = pending instanceof Promise ? await pending : pending;
         if (refused) return this.refuse(res, requestRefused(refused, decision), next);
         if (decision.unavailable) return this.refuse(res, policyUnavailable(decision, exposeReasons), next);
@@ -311,6 +364,16 @@ export class BearerJWT {
     res.setHeader('WWW-Authenticate', withoutCredentials ? 'Bearer' : challengesOf(error));
     next(error);
   }
+}
+
+/** A scheme's decisions, from the source its `policy` gives, or its declaration compiled with the document at start-up. */
+async function connectScheme(given: SchemeSource, scheme: string, openapi: Record<string, unknown>, options: Pick<OasAclOptions, 'strict' | 'decisionCacheSize'>): Promise<{ operations: Record<string, OperationFacts>; evaluator: DecisionSource }> {
+  if (isPolicySource(given)) {
+    const { operations } = compileOperations({ openapi, scheme });
+    return { operations, evaluator: given.connect({ scheme, operations, file: FILE }) };
+  }
+  const data = compileAcl({ openapi, acl: given.declaration, aclSource: given.aclSource, scheme, strict: options.strict });
+  return { operations: data.operations, evaluator: await Evaluator.create(data, { decisionCacheSize: options.decisionCacheSize }) };
 }
 
 function hasPending(security: Record<string, unknown> | undefined): boolean {
