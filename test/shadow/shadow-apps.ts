@@ -16,10 +16,12 @@ export interface ShadowApp {
 /** A user record with every field, so that an answer shows which attributes the active decision granted. */
 const RECORD = { id: 1, name: 'Ada', email: 'ada@example.test', password: 'secret' };
 
-export async function shadowApp(options: Partial<BearerJwtAclOptions>): Promise<ShadowApp> {
+/** `host`: Express 5 (the default) or 4 (`express4`). */
+export async function shadowApp(options: Partial<BearerJwtAclOptions>, host: () => unknown = express, handler?: express.RequestHandler): Promise<ShadowApp> {
   const guard = bearerJwtAcl({ openapi: EXAMPLE_OPENAPI, handler: bearerJwt(HS256), ...options } as BearerJwtAclOptions);
-  const app = express();
+  const app = host() as express.Express;
   app.use(guard);
+  if (handler) app.use(handler);
   app.use((req, res) => {
     const auth = (req as express.Request & { auth?: { filter: <T>(value: T) => T; list?: unknown } }).auth;
     res.setHeader('x-handler', 'ran');
@@ -53,11 +55,12 @@ export interface Answer {
 
 const HEADERS = ['content-type', 'www-authenticate', 'retry-after', 'cache-control', 'x-handler', 'etag'];
 
-export async function send(base: string, call: Call): Promise<Answer> {
+/** `prefix`: the document's server path (the example API's `/api/v1`; '' for a document without servers). */
+export async function send(base: string, call: Call, prefix = '/api/v1'): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (typeof call.claims === 'string') headers.authorization = call.claims;
   else if (call.claims !== undefined) headers.authorization = `Bearer ${await token(call.claims)}`;
-  const answer = await fetch(`${base}/api/v1${call.path}`, { method: call.method, headers });
+  const answer = await fetch(`${base}${prefix}${call.path}`, { method: call.method, headers });
   return { status: answer.status, body: await answer.text(), headers: Object.fromEntries(HEADERS.map((name) => [name, answer.headers.get(name)])) };
 }
 

@@ -9,7 +9,7 @@ export function maskEvent(event: object, rules: readonly MaskRule[]): Record<str
   const copy = structuredClone(event) as Record<string, unknown>;
   const erased: string[] = [];
   const masked: string[] = [];
-  for (const rule of rules) {
+  for (const rule of isContainer(copy.shadow) ? rules.flatMap(withShadowResult) : rules) {
     const { op, path } = typeof rule === 'string' ? { op: 'remove' as const, path: rule } : rule;
     const names = path.slice(1).split('/').map((name) => name.replace(/~1/g, '/').replace(/~0/g, '~'));
     const last = names.pop()!;
@@ -27,6 +27,18 @@ export function maskEvent(event: object, rules: readonly MaskRule[]): Record<str
   if (erased.length > 0) copy.erased = erased;
   if (masked.length > 0) copy.masked = masked;
   return copy;
+}
+
+/**
+ * A shadow divergence event (the adapters' `shadow` option) holds a second result, the candidate's,
+ * at `/shadow/result`: the same kind of data (a list plan's claim values), so a rule under
+ * `/result` erases or replaces it there too.
+ */
+function withShadowResult(rule: MaskRule): MaskRule[] {
+  const path = typeof rule === 'string' ? rule : rule.path;
+  if (path !== '/result' && !path.startsWith('/result/')) return [rule];
+  const shadowPath = `/shadow${path}`;
+  return [rule, typeof rule === 'string' ? shadowPath : { ...rule, path: shadowPath }];
 }
 
 function isContainer(value: unknown): value is object {

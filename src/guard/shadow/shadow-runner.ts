@@ -68,33 +68,46 @@ export class ShadowRunner {
 
   private decide(result: DecisionResult, match: OperationMatch): void {
     if (this.pending >= MAX_PENDING) return this.tally.skipped('busy');
-    let decided: Decision | PromiseLike<Decision>;
+    let decided: unknown;
     try {
-      decided = this.candidate.evaluate(result.input);
+      // A copy: the input is the one the decision log holds of the active decision (the uploader
+      // serialises it later), which a candidate of the app's own must not be able to change.
+      decided = this.candidate.evaluate(structuredClone(result.input));
+      // Read inside the try: an answer whose `then` throws when read would throw out of the 'close' listener.
+      if (isThenable(decided)) return this.awaited(decided, result, match);
     } catch (error) {
       return this.failed(match.key, result.decision, error);
     }
-    if (!isThenable(decided)) return this.compare(result, match, decided);
-    this.pending += 1;
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the candidate did not decide within ${this.settings.timeoutMs} ms`)), this.settings.timeoutMs);
-      timer.unref();
-    });
-    Promise.race([decided, timedOut])
-      .then(
-        (decision) => this.compare(result, match, decision),
-        (error: unknown) => this.failed(match.key, result.decision, error),
-      )
-      .finally(() => {
-        clearTimeout(timer);
-        this.pending -= 1;
-      })
-      // compare and failed hold their errors; this only keeps a rejection from going unhandled.
-      .catch(() => undefined);
+    this.compare(result, match, decided);
   }
 
-  private compare(result: DecisionResult, match: OperationMatch, decided: Decision): void {
+  /**
+   * Waits at most timeoutMs for a candidate's promise. What waits is cleared when the wait ends:
+   * a promise that never settles (or one the candidate hands every caller) keeps a reaction per
+   * request, which must not keep that request's input and decisions too.
+   */
+  private awaited(decided: PromiseLike<unknown>, result: DecisionResult, match: OperationMatch): void {
+    this.pending += 1;
+    let waiting: { result: DecisionResult; match: OperationMatch } | undefined = { result, match };
+    const settle = (decision: unknown, error?: { error: unknown }) => {
+      const taken = waiting;
+      if (taken === undefined) return;
+      waiting = undefined;
+      clearTimeout(timer);
+      this.pending -= 1;
+      if (error === undefined) this.compare(taken.result, taken.match, decision);
+      else this.failed(taken.match.key, taken.result.decision, error.error);
+    };
+    const timer = setTimeout(() => settle(undefined, { error: new Error(`the candidate did not decide within ${this.settings.timeoutMs} ms`) }), this.settings.timeoutMs);
+    timer.unref();
+    // compare and failed hold their errors; a `then` that throws rejects this promise, which is handled.
+    Promise.resolve(decided).then(
+      (decision) => settle(decision),
+      (error: unknown) => settle(undefined, { error }),
+    );
+  }
+
+  private compare(result: DecisionResult, match: OperationMatch, decided: unknown): void {
     try {
       if (!isDecision(decided)) throw new Error('the candidate answered something that is not a decision');
       if (decided.unavailable) {
@@ -127,12 +140,21 @@ export class ShadowRunner {
   }
 
   private failed(operation: string, active: Decision, error: unknown): void {
-    this.tally.failed(error instanceof Error ? error.message : String(error));
+    this.tally.failed(errorMessage(error));
     this.record(operation, 'error', active, undefined);
   }
 
   private record(operation: string, outcome: ShadowOutcome, active: Decision, shadow: Decision | undefined): void {
     recordShadowComparison({ operation, outcome, active, ...(shadow === undefined ? {} : { shadow }), policyRevision: this.candidate.policyRevision, dataRevision: this.candidate.revision });
+  }
+}
+
+/** What a candidate threw may be anything, even a value that throws when made a string (`Object.create(null)`). */
+function errorMessage(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message) : String(error);
+  } catch {
+    return 'the candidate failed with a value that cannot be shown';
   }
 }
 
