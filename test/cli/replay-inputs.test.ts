@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { createGzip, gzipSync } from 'node:zlib';
 import { EXAMPLE_OPENAPI, examplePermissions } from '../helpers/bundles';
+import { counts } from '../helpers/replay-fixture';
 import { SVCGATE_BIN } from '../helpers/svcgate-cli';
 
 // `svcgate replay` (issue 32, item 2) on logs as they come: every kind of event counted under its
@@ -54,7 +55,6 @@ function event(over: Record<string, unknown> = {}): Record<string, unknown> {
 }
 
 const line = (value: unknown) => JSON.stringify(value);
-const counts = (replayed: number, same: number, widened = 0, narrowed = 0, changed = 0) => ({ replayed, same, widened, narrowed, changed });
 
 describe('each event is counted under what it is', () => {
   test('replayed, skipped, not replayable and unreadable, each with its reason; __proto__ is a role like any other', async () => {

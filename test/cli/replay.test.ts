@@ -3,9 +3,9 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
-import request from 'supertest';
 import { bearerJwt, bearerJwtAcl } from '../../src/auth';
 import { EXAMPLE_OPENAPI, exampleBundle, examplePermissions, type Permissions } from '../helpers/bundles';
+import { counts, revokeAndGrant, sendCalls } from '../helpers/replay-fixture';
 import { svcgate } from '../helpers/svcgate-cli';
 import { HS256, token } from '../helpers/tokens';
 
@@ -17,11 +17,6 @@ const LOG = join(dir, 'decisions.ndjson');
 /** An account id that is a claim and a parameter value: it may be in the log, never in the report. */
 const ACCOUNT = 'acc-secret-42';
 
-/** The candidate of these tests: user may no longer update its own user, and may now list users (id and name). */
-const revokeAndGrant = (permissions: Permissions) => {
-  delete permissions.user!['/users/{userId}']!['update:own'];
-  permissions.user!['/users'] = { 'read:any': ['id', 'name'] };
-};
 const revokeOnly = (permissions: Permissions) => {
   delete permissions.user!['/users/{userId}']!['update:own'];
 };
@@ -52,7 +47,7 @@ beforeAll(async () => {
   const both = await token({ role: ['user', 'admin'], userId: 3 });
   const owner = await token({ role: 'user', accounts: [ACCOUNT] });
   const forged = await token({ role: 'admin' }, 'another-secret-that-is-32-bytes-long');
-  const calls: [string, string, string | undefined, number][] = [
+  await sendCalls(app, [
     ['get', '/api/v1/users/3', user, 200],
     ['get', '/api/v1/users/3', user, 200],
     ['get', '/api/v1/users/4', user, 403],
@@ -64,12 +59,7 @@ beforeAll(async () => {
     ['get', '/api/v1/users/3', forged, 401],
     ['get', '/api/v1/users/3', both, 200],
     ['get', `/api/v1/transfers?accountId=${ACCOUNT}`, owner, 200],
-  ];
-  for (const [method, path, jwt, status] of calls) {
-    const call = (request(app) as unknown as Record<string, (path: string) => request.Test>)[method]!(path);
-    const answer = await (jwt === undefined ? call : call.set('Authorization', `Bearer ${jwt}`));
-    expect({ method, path, status: answer.status }).toEqual({ method, path, status });
-  }
+  ]);
   // The shadow decides after each answer is sent: wait for its two divergences (PUT and user's GET /users).
   for (let i = 0; shadowEvents() < 2; i++) {
     if (i > 500) throw new Error(`${shadowEvents()} shadow divergences logged`);
@@ -92,7 +82,6 @@ function replay(...options: string[]) {
   return svcgate('replay', '--decision-logs', LOG, ...options);
 }
 
-const counts = (replayed: number, same: number, widened = 0, narrowed = 0, changed = 0) => ({ replayed, same, widened, narrowed, changed });
 
 describe('svcgate replay on the decision log bearerJwtAcl wrote', () => {
   test('--json: the counts, by operation and by role, and the examples of the revoked and the granted permission', async () => {

@@ -2,12 +2,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
-import request from 'supertest';
 import { bearerJwt, bearerJwtAcl } from '../../src/auth';
 import { createDecisionLogUploader, remoteOpa } from '../../src/fleet';
-import { EXAMPLE_OPENAPI, exampleBundle, examplePermissions, type Permissions } from '../helpers/bundles';
+import { EXAMPLE_OPENAPI, exampleBundle, examplePermissions } from '../helpers/bundles';
 import { LogCollector } from '../helpers/log-collector';
 import { startOpa, type OpaServer } from '../helpers/opa-server';
+import { counts, revokeAndGrant, sendCalls } from '../helpers/replay-fixture';
 import { svcgate } from '../helpers/svcgate-cli';
 import { HS256, token } from '../helpers/tokens';
 
@@ -19,11 +19,6 @@ const dir = mkdtempSync(join(tmpdir(), 'svcgate-replay-opa-'));
 const BUNDLE = join(dir, 'active.tar.gz');
 const CANDIDATE = join(dir, 'candidate.json');
 
-/** The candidate: user may no longer update its own user, and may now list users (id and name). */
-const revokeAndGrant = (permissions: Permissions) => {
-  delete permissions.user!['/users/{userId}']!['update:own'];
-  permissions.user!['/users'] = { 'read:any': ['id', 'name'] };
-};
 
 beforeAll(async () => {
   writeFileSync(BUNDLE, await exampleBundle({ revision: 'active' }));
@@ -32,33 +27,17 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The requests of every test, each with the answer the active permissions give. */
-async function requests(): Promise<[string, string, string | undefined, number][]> {
+async function send(app: express.Express): Promise<void> {
   const user = await token({ role: 'user', userId: 3 });
   const admin = await token({ role: 'admin' });
-  return [
+  await sendCalls(app, [
     ['get', '/api/v1/users/3', user, 200],
     ['get', '/api/v1/users/4', user, 403],
     ['put', '/api/v1/users/3', user, 200],
     ['get', '/api/v1/users', user, 403],
     ['get', '/api/v1/users', admin, 200],
     ['get', '/api/v1/users', undefined, 401],
-  ];
-}
-
-async function send(app: express.Express): Promise<void> {
-  for (const [method, path, jwt, status] of await requests()) {
-    for (let i = 0; ; i++) {
-      const call = (request(app) as unknown as Record<string, (path: string) => request.Test>)[method]!(path);
-      const answer = await (jwt === undefined ? call : call.set('Authorization', `Bearer ${jwt}`));
-      // remoteOpa answers 503 until it has checked OPA's data against the document: asked again.
-      if (answer.status === 503 && /has not been checked/.test(answer.body.message) && i < 200) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        continue;
-      }
-      expect({ method, path, status: answer.status }).toEqual({ method, path, status });
-      break;
-    }
-  }
+  ]);
 }
 
 /** Each batch the collector received, as it arrived (gzip JSON), in a folder of its own; named .json: gzip is found by its bytes. */
@@ -97,7 +76,6 @@ async function opaUploads(name: string, ...bundles: string[]): Promise<{ folder:
   return { folder: writeBatches(collector, name), events: collector.events };
 }
 
-const counts = (replayed: number, same: number, widened = 0, narrowed = 0, changed = 0) => ({ replayed, same, widened, narrowed, changed });
 
 describe('svcgate replay on the decision logs a real opa run uploads', () => {
   test('every decision OPA made is replayed: the revoked permission narrows one, the granted one widens one', async () => {
