@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dump } from 'js-yaml';
+import { dump, load } from 'js-yaml';
 import { BearerJWT, ConfigError, type ShadowStatus } from '../../src/auth';
 import { exampleBundle, examplePermissions } from '../helpers/bundles';
 import { consumerFixture, withoutUserRead } from '../helpers/consumer-fixture';
@@ -111,6 +111,24 @@ describe('use(BearerJWT, { shadow }) in @oas-tools/core', () => {
     expect(status).toMatchObject({ compared: DECIDED, divergences: 1, changes: { widened: 1, narrowed: 0, changed: 0 } });
     expect(status.byOperation['GET /users']).toMatchObject({ compared: 2, widened: 1 });
     expect(await shadowEvents(host)).toEqual([expect.objectContaining({ result: expect.objectContaining({ allow: false }), shadow: expect.objectContaining({ change: 'widened' }) })]);
+  });
+
+  test('with the declaration in x-acl-config, a candidate declaration is merged onto it, as acl is', async () => {
+    const document = load(readFileSync(STANDARD.openapi, 'utf8')) as { components: { securitySchemes: { bearerAuth: Record<string, unknown> } } };
+    document.components.securitySchemes.bearerAuth['x-acl-config'] = examplePermissions();
+    const openapi = join(mkdtempSync(join(tmpdir(), 'svcgate-oas-shadow-')), 'x-acl-config.yaml');
+    writeFileSync(openapi, dump(document));
+    const { acl: _none, ...inDocument } = { ...STANDARD, openapi };
+    const plain = await started(inDocument);
+    const sameAnswers = await answers(plain);
+    expect(sameAnswers).toEqual(without);
+    // Merged, an empty list takes read:own away from users, and nothing else changes (alone, it
+    // would declare no admin, whose GET /users would be narrowed too).
+    const host = await started({ ...inDocument, shadow: { source: { user: { '/users/{userId}': { 'read:own': [] } } } } });
+    expect(await answers(host)).toEqual(sameAnswers);
+    const status = await candidateDone(host, DECIDED);
+    expect(status).toMatchObject({ compared: DECIDED, divergences: 1, changes: { narrowed: 1 } });
+    expect(status.byOperation['GET /users/{userId}']).toMatchObject({ narrowed: 1 });
   });
 
   test('a bundleConsumer candidate counts unavailable before its first bundle and changes nothing; once its bundle is active it compares', async () => {
