@@ -42,8 +42,15 @@ export function dataDifferences(api: ApiShape & { anonymousDefault?: 'none' }, d
 const ANONYMOUS_DEFAULT_GRANTED =
   "its data grants callers without a role the built-in anonymous default (anonymous_default: true: read:any on every secured read operation without parameters), which svcAcl never grants; build it from the document svcAclOpenApi() returns (x-acl-anonymous-default: none), or with svcgate bundle --anonymous-default none";
 
+/**
+ * What an ACL adds to an operation: what roles are granted is the data's to say. An adapter whose
+ * active source is a declaration (`acl`) connects a shadow candidate with its compiled operations,
+ * which carry them; a candidate is one because its grants differ.
+ */
+const GRANTED_FIELDS: ReadonlySet<string> = new Set(['grants', 'unowned_reasons']);
+
 function factDifferences(key: string, expected: OperationFacts, compiled: OperationFacts): string[] {
-  const fields = Object.keys(expected) as (keyof OperationFacts)[];
+  const fields = (Object.keys(expected) as (keyof OperationFacts)[]).filter((field) => !GRANTED_FIELDS.has(field));
   // A list operation on one side only is a difference too: the plan decides which items a handler returns.
   if (compiled.list !== undefined && expected.list === undefined) fields.push('list');
   return fields.filter((field) => canonical(expected[field]) !== canonical(compiled[field])).map((field) => `${quoted(key)}: ${field} differs`);
