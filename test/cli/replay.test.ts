@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import express from 'express';
 import { bearerJwt, bearerJwtAcl } from '../../src/auth';
 import { EXAMPLE_OPENAPI, exampleBundle, examplePermissions, type Permissions } from '../helpers/bundles';
-import { counts, revokeAndGrant, sendCalls } from '../helpers/replay-fixture';
+import { LIST_ACL, LIST_OPENAPI } from '../helpers/list-callers';
+import { counts, LIST_CANDIDATE, revokeAndGrant, sendCalls } from '../helpers/replay-fixture';
 import { svcgate } from '../helpers/svcgate-cli';
 import { HS256, token } from '../helpers/tokens';
 
@@ -204,5 +205,42 @@ describe('svcgate replay on the decision log bearerJwtAcl wrote', () => {
     expect(help.code).toBe(0);
     for (const option of ['--decision-logs <file|dir>', '--bundle <file.tar.gz>', '--bundle-key <file>', '--fail-on widen|narrow|change', '--json', '--strict']) expect(help.stdout).toContain(option);
     expect((await svcgate('--help')).stdout).toMatch(/svcgate replay --decision-logs <file\|dir>[^\n]*\n[\s\S]*1 explain: denied, diff and replay: a change --fail-on names/);
+  });
+});
+
+describe('svcgate replay on the decisions of a list operation (x-acl-list)', () => {
+  const listLog = join(dir, 'orders.ndjson');
+
+  beforeAll(async () => {
+    const app = express();
+    app.use(bearerJwtAcl({ openapi: LIST_OPENAPI, handler: bearerJwt(HS256), acl: { bearerAuth: LIST_ACL }, decisionLog: (event) => appendFileSync(listLog, `${JSON.stringify(event)}\n`) }));
+    app.use((_req, res) => res.json({ ok: true }));
+    const customer = await token({ role: 'customer', orders: [7, '9'] });
+    await sendCalls(app, [
+      ['get', '/orders', await token({ role: 'support' }), 200],
+      ['get', '/orders', customer, 200],
+      ['get', '/orders/7', customer, 200],
+      ['get', '/orders', await token({ role: 'guest' }), 403],
+    ]);
+  });
+
+  test("the logged plans (typed values) are read back and compared with the candidate's: the same ACL changes nothing", async () => {
+    const same = join(dir, 'orders-same.json');
+    writeFileSync(same, JSON.stringify(LIST_ACL));
+    const run = await svcgate('replay', '--decision-logs', listLog, '--openapi', LIST_OPENAPI, '--acl', same, '--json', '--fail-on', 'change');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ events: 4, ...counts(4, 4), notReplayable: { malformed_result: 0 } });
+  });
+
+  test('a candidate that changes the items: support lists nothing now, a customer sees more of its orders', async () => {
+    const candidate = join(dir, 'orders-candidate.json');
+    writeFileSync(candidate, JSON.stringify(LIST_CANDIDATE));
+    const run = await svcgate('replay', '--decision-logs', listLog, '--openapi', LIST_OPENAPI, '--acl', candidate, '--json');
+    const report = JSON.parse(run.stdout);
+    expect(report).toMatchObject({ ...counts(4, 1, 2, 1), byOperation: { 'GET /orders': counts(3, 1, 1, 1), 'GET /orders/{orderId}': counts(1, 0, 1) } });
+    expect(report.examples.narrowed).toEqual([expect.objectContaining({ role: 'support', operation: 'GET /orders', before: { allow: true, attributes: ['*'], list: 'all' }, after: { allow: false, attributes: [], list: 'none' } })]);
+    expect(report.examples.widened[0]).toMatchObject({ role: 'customer', operation: 'GET /orders', before: { allow: true, attributes: ['!internalNote', '*'], list: 'some' }, after: { allow: true, attributes: ['*'], list: 'some' } });
+    // The plan's values are the customer's claim: not in the report.
+    expect(run.stdout).not.toContain('anyOf');
   });
 });

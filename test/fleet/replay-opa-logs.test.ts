@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import express from 'express';
 import { bearerJwt, bearerJwtAcl } from '../../src/auth';
 import { createDecisionLogUploader, remoteOpa } from '../../src/fleet';
-import { EXAMPLE_OPENAPI, exampleBundle, examplePermissions } from '../helpers/bundles';
+import { EXAMPLE_OPENAPI, exampleBundle, examplePermissions, type Permissions } from '../helpers/bundles';
 import { LogCollector } from '../helpers/log-collector';
 import { startOpa, type OpaServer } from '../helpers/opa-server';
-import { counts, revokeAndGrant, sendCalls } from '../helpers/replay-fixture';
+import { LIST_ACL, LIST_OPENAPI } from '../helpers/list-callers';
+import { counts, LIST_CANDIDATE, revokeAndGrant, sendCalls, type RecordedCall } from '../helpers/replay-fixture';
 import { svcgate } from '../helpers/svcgate-cli';
 import { HS256, token } from '../helpers/tokens';
 
@@ -19,25 +20,24 @@ const dir = mkdtempSync(join(tmpdir(), 'svcgate-replay-opa-'));
 const BUNDLE = join(dir, 'active.tar.gz');
 const CANDIDATE = join(dir, 'candidate.json');
 
-
 beforeAll(async () => {
   writeFileSync(BUNDLE, await exampleBundle({ revision: 'active' }));
   writeFileSync(CANDIDATE, JSON.stringify(examplePermissions(revokeAndGrant)));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The requests of every test, each with the answer the active permissions give. */
-async function send(app: express.Express): Promise<void> {
+/** The requests of the example API's tests, each with the answer the active permissions give: six decisions. */
+async function exampleCalls(): Promise<RecordedCall[]> {
   const user = await token({ role: 'user', userId: 3 });
   const admin = await token({ role: 'admin' });
-  await sendCalls(app, [
+  return [
     ['get', '/api/v1/users/3', user, 200],
     ['get', '/api/v1/users/4', user, 403],
     ['put', '/api/v1/users/3', user, 200],
     ['get', '/api/v1/users', user, 403],
     ['get', '/api/v1/users', admin, 200],
     ['get', '/api/v1/users', undefined, 401],
-  ]);
+  ];
 }
 
 /** Each batch the collector received, as it arrived (gzip JSON), in a folder of its own; named .json: gzip is found by its bytes. */
@@ -48,25 +48,26 @@ function writeBatches(collector: LogCollector, name: string): string {
   return folder;
 }
 
-async function loggingOpa(collector: LogCollector, ...bundles: string[]): Promise<OpaServer> {
+async function loggingOpa(collector: LogCollector, bundles: string[]): Promise<OpaServer> {
   const origin = new URL(collector.url).origin;
-  return startOpa(['--bundle', BUNDLE, ...bundles, '--set', `services.collector.url=${origin}`, '--set', 'decision_logs.service=collector', '--set', 'decision_logs.reporting.min_delay_seconds=1', '--set', 'decision_logs.reporting.max_delay_seconds=1']);
+  return startOpa(['--bundle', ...bundles, '--set', `services.collector.url=${origin}`, '--set', 'decision_logs.service=collector', '--set', 'decision_logs.reporting.min_delay_seconds=1', '--set', 'decision_logs.reporting.max_delay_seconds=1']);
 }
 
-/** Decisions through a real OPA, its uploads in a folder. */
-async function opaUploads(name: string, ...bundles: string[]): Promise<{ folder: string; events: Record<string, unknown>[] }> {
+/** The calls' decisions made by a real OPA serving the bundles (the example API's unless named), its uploads in a folder. */
+async function opaUploads(name: string, options: { bundles?: string[]; openapi?: string; calls?: RecordedCall[] } = {}): Promise<{ folder: string; events: Record<string, unknown>[] }> {
+  const calls = options.calls ?? (await exampleCalls());
   const collector = new LogCollector();
   await collector.start();
-  const opa = await loggingOpa(collector, ...bundles);
+  const opa = await loggingOpa(collector, options.bundles ?? [BUNDLE]);
   try {
     const app = express();
     // No decision cache, and one check of OPA's data: every request is one decision OPA logs.
-    app.use(bearerJwtAcl({ openapi: EXAMPLE_OPENAPI, handler: bearerJwt(HS256), policy: { bearerAuth: remoteOpa({ url: opa.url, decisionCacheSize: 0, checkIntervalSeconds: 3600 }) } }));
+    app.use(bearerJwtAcl({ openapi: options.openapi ?? EXAMPLE_OPENAPI, handler: bearerJwt(HS256), policy: { bearerAuth: remoteOpa({ url: opa.url, decisionCacheSize: 0, checkIntervalSeconds: 3600 }) } }));
     app.use((_req, res) => res.json({ ok: true }));
-    await send(app);
-    const decisions = () => collector.events.filter((event) => event.path === 'svcgate/authz/decision').length;
-    for (let i = 0; decisions() < 6; i++) {
-      if (i > 1000) throw new Error(`${decisions()} of 6 decisions uploaded`);
+    await sendCalls(app, calls);
+    const decisions = () => collector.events.filter((event) => /^svcgate\/authz\/(decision|plan)$/.test(String(event.path))).length;
+    for (let i = 0; decisions() < calls.length; i++) {
+      if (i > 1000) throw new Error(`${decisions()} of ${calls.length} decisions uploaded`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   } finally {
@@ -100,7 +101,7 @@ describe('svcgate replay on the decision logs a real opa run uploads', () => {
     mkdirSync(mask);
     writeFileSync(join(mask, '.manifest'), JSON.stringify({ roots: ['system'] }));
     writeFileSync(join(mask, 'mask.rego'), 'package system.log\n\nmask contains "/input/claims/path:userId"\n');
-    const { folder, events } = await opaUploads('masked', mask);
+    const { folder, events } = await opaUploads('masked', { bundles: [BUNDLE, mask] });
     expect(events.filter((event) => Array.isArray(event.erased))).toHaveLength(3);
     const run = await svcgate('replay', '--decision-logs', folder, '--openapi', EXAMPLE_OPENAPI, '--acl', CANDIDATE, '--json', '--fail-on', 'narrow');
     // The narrowed request (user's PUT on its own user) held the claim: not replayable, so nothing narrowed.
@@ -120,7 +121,7 @@ describe('svcgate replay on the decision logs a real opa run uploads', () => {
       const app = express();
       app.use(bearerJwtAcl({ openapi: EXAMPLE_OPENAPI, handler: bearerJwt(HS256), acl: { bearerAuth: examplePermissions() }, decisionLog: uploader.log }));
       app.use((_req, res) => res.json({ ok: true }));
-      await send(app);
+      await sendCalls(app, await exampleCalls());
       await uploader.flush();
     } finally {
       await uploader.close();
@@ -133,5 +134,36 @@ describe('svcgate replay on the decision logs a real opa run uploads', () => {
     const strict = await svcgate('replay', '--decision-logs', folder, '--openapi', EXAMPLE_OPENAPI, '--acl', CANDIDATE, '--strict');
     expect(strict.code).toBe(1);
     expect(strict.stderr).toMatch(/SVCGATE_REPLAY_NOTHING/);
+  });
+
+  test("a list operation: OPA logs the plan rule's result, its values as the policy's strings, read back and compared with the candidate's", async () => {
+    const ordersBundle = join(dir, 'orders.tar.gz');
+    const asListAcl = (permissions: Permissions) => {
+      for (const role of Object.keys(permissions)) delete permissions[role];
+      Object.assign(permissions, LIST_ACL);
+    };
+    writeFileSync(ordersBundle, await exampleBundle({ revision: 'orders', openapi: LIST_OPENAPI, edit: asListAcl }));
+    const customer = await token({ role: 'customer', orders: [7, '9'] });
+    const { folder, events } = await opaUploads('orders', {
+      bundles: [ordersBundle],
+      openapi: LIST_OPENAPI,
+      calls: [
+        ['get', '/orders', await token({ role: 'support' }), 200],
+        ['get', '/orders', customer, 200],
+        ['get', '/orders/7', customer, 200],
+        ['get', '/orders', await token({ role: 'guest' }), 403],
+      ],
+    });
+    expect(events.find((event) => event.path === 'svcgate/authz/plan' && (event.result as { list?: { kind?: string } }).list?.kind === 'some')).toMatchObject({ result: { list: { anyOf: [{ orderId: ['7', '9'] }] } } });
+    const same = join(dir, 'orders-same.json');
+    writeFileSync(same, JSON.stringify(LIST_ACL));
+    const unchanged = await svcgate('replay', '--decision-logs', folder, '--openapi', LIST_OPENAPI, '--acl', same, '--json', '--fail-on', 'change');
+    expect(unchanged.code).toBe(0);
+    expect(JSON.parse(unchanged.stdout)).toMatchObject({ ...counts(4, 4), notReplayable: { malformed_result: 0 }, skipped: { other_path: 1 } });
+    const candidate = join(dir, 'orders-candidate.json');
+    writeFileSync(candidate, JSON.stringify(LIST_CANDIDATE));
+    const changed = JSON.parse((await svcgate('replay', '--decision-logs', folder, '--openapi', LIST_OPENAPI, '--acl', candidate, '--json')).stdout);
+    expect(changed).toMatchObject({ ...counts(4, 1, 2, 1), byOperation: { 'GET /orders': counts(3, 1, 1, 1), 'GET /orders/{orderId}': counts(1, 0, 1) } });
+    expect(changed.examples.narrowed).toEqual([expect.objectContaining({ role: 'support', before: { allow: true, attributes: ['*'], list: 'all' }, after: { allow: false, attributes: [], list: 'none' } })]);
   });
 });

@@ -1,6 +1,7 @@
 import type express from 'express';
 import request from 'supertest';
 import type { Permissions } from './bundles';
+import { LIST_ACL } from './list-callers';
 
 /** `method path token expected-status`: one request of a recorded run. */
 export type RecordedCall = [method: 'get' | 'put' | 'delete', path: string, jwt: string | undefined, status: number];
@@ -10,6 +11,9 @@ export function revokeAndGrant(permissions: Permissions): void {
   delete permissions.user!['/users/{userId}']!['update:own'];
   permissions.user!['/users'] = { 'read:any': ['id', 'name'] };
 }
+
+/** The list operation's candidate: a customer sees the internal notes of its orders now; support reads its own orders only. */
+export const LIST_CANDIDATE = { ...LIST_ACL, customer: { ...LIST_ACL.customer, '/orders/{orderId}': { 'read:own': ['*'] } }, support: { '/orders/{orderId}': { 'read:own': ['*'] } } };
 
 /** A replay report's counts, of all events or of one operation or role. */
 export function counts(replayed: number, same: number, widened = 0, narrowed = 0, changed = 0) {
