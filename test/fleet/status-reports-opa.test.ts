@@ -121,7 +121,10 @@ test('svcgate reports every field OPA reports, with the same JSON types and the 
   expect(body.bundles.svcgate).toMatchObject({ name: 'svcgate', active_revision: 'v1', type: 'snapshot', size: (bundleOf(opaReport, 'svcgate') as Json).size });
   expect(body.bundles.signed).toMatchObject({ name: 'signed', code: 'bundle_error', last_successful_activation: '0001-01-01T00:00:00Z', errors: [{ code: 'ERR_SVCGATE_BUNDLE_SIGNATURE' }] });
   expect(body.bundles.signed!.active_revision).toBeUndefined();
+  // OPA's bundle plugin is NOT_READY while one of its bundles was never activated; so is svcgate's.
   expect(body.plugins).toEqual({ bundle: { state: 'NOT_READY' }, decision_logs: { state: 'OK' }, status: { state: 'OK' } });
+  const opaPlugins = opaReport.body.plugins as Record<string, Json>;
+  expect({ bundle: opaPlugins.bundle, decision_logs: opaPlugins.decision_logs, status: opaPlugins.status }).toEqual(body.plugins);
   expect(body.decision_logs).toEqual({});
   // Times as Go writes them: RFC 3339 in UTC, the fraction without trailing zeros.
   for (const key of ['last_successful_activation', 'last_successful_download', 'last_successful_request', 'last_request']) {
