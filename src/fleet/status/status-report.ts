@@ -53,19 +53,20 @@ export interface ReportInputs {
 
 /** Builds a report from the statuses as they are now: nothing is queued, only the latest state is ever sent. */
 export function statusReport(inputs: ReportInputs): StatusReport {
-  const report: StatusReport = { labels: { ...inputs.labels }, plugins: {} };
-  if (inputs.bundles.length > 0) {
-    report.bundles = Object.fromEntries(inputs.bundles.map((status) => [status.name, bundleReport(status)]));
-    report.plugins.bundle = { state: inputs.bundles.every((status) => status.ready) ? 'OK' : 'NOT_READY' };
-  }
-  if (inputs.decisionLogs !== undefined) {
-    const logs = decisionLogsReport(inputs.decisionLogs);
-    if (logs !== undefined) report.decision_logs = logs;
-    report.plugins.decision_logs = { state: 'OK' };
-  }
-  if (inputs.metrics !== undefined) report.metrics = { prometheus: inputs.metrics };
-  report.plugins.status = { state: 'OK' };
-  return report;
+  const plugins: StatusReport['plugins'] = {};
+  const watched = inputs.bundles.length > 0;
+  if (watched) plugins.bundle = { state: inputs.bundles.every((status) => status.ready) ? 'OK' : 'NOT_READY' };
+  if (inputs.decisionLogs !== undefined) plugins.decision_logs = { state: 'OK' };
+  plugins.status = { state: 'OK' };
+  const logs = inputs.decisionLogs && decisionLogsReport(inputs.decisionLogs);
+  // Fields in the order OPA writes them.
+  return {
+    labels: { ...inputs.labels },
+    ...(watched ? { bundles: Object.fromEntries(inputs.bundles.map((status) => [status.name, bundleReport(status)])) } : {}),
+    ...(logs === undefined ? {} : { decision_logs: logs }),
+    ...(inputs.metrics === undefined ? {} : { metrics: { prometheus: inputs.metrics } }),
+    plugins,
+  };
 }
 
 function bundleReport(status: BundleStatus): BundleReport {
