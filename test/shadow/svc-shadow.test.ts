@@ -1,10 +1,17 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
 import { z } from 'zod';
 import { bearerJwt, type DecisionLogEvent } from '../../src/auth';
 import type { DecisionSource, PolicySource } from '../../src/policy/evaluate/decision-source';
-import { svcAcl, SvcApi, SvcContainer, type SvcAclInterceptor, type SvcAclOptions } from '../../src/svc';
+import { remoteOpa, writeBundle } from '../../src/fleet';
+import { compileAcl } from '../../src/policy';
+import { policyWasmPath } from '../../src/policy/evaluate/policy-wasm-path';
+import { svcAcl, svcAclOpenApi, SvcApi, SvcContainer, type SvcAclInterceptor, type SvcAclOptions } from '../../src/svc';
 import { configErrorOf } from '../helpers/config-error-of';
 import { consumerFixture } from '../helpers/consumer-fixture';
+import { startOpa } from '../helpers/opa-server';
 import { HS256, token } from '../helpers/tokens';
 
 // svcAcl's shadow option, through SvcApi on Express with real HTTP (supertest) and the real policy.wasm.
@@ -123,6 +130,35 @@ test('a bundleConsumer candidate before its first bundle counts unavailable and 
   await candidateDone(guard, 5);
   expect(guard.shadowStatus()).toMatchObject({ compared: 0, divergences: 0, unavailable: 5, errors: 0, candidate: { data_revision: '' } });
   expect(events.filter((event) => event.shadow !== undefined)).toEqual([]);
+});
+
+test('a remote OPA candidate (a real opa run serving the revoked ACL compiled from svcAclOpenApi) narrows the owner’s read; the answers stay the same', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svcgate-svc-shadow-'));
+  const file = join(dir, 'candidate.tar.gz');
+  const openapi = svcAclOpenApi(new SvcApi().from(new SvcContainer().ofLocal(AccountService)), OWNERS);
+  const rego = { 'policies/authz.rego': readFileSync(join(__dirname, '../../policies/authz.rego'), 'utf8') };
+  writeFileSync(file, await writeBundle({ data: compileAcl({ openapi, acl: REVOKED, scheme: 'bearerAuth' }), wasm: readFileSync(policyWasmPath()), rego, revision: 'revoked' }));
+  const opa = await startOpa(['--bundle', file]);
+  try {
+    const without = await answers(guarded().app);
+    const { app, guard, events } = guarded({ source: remoteOpa({ url: opa.url, checkIntervalSeconds: 3600 }) });
+    // Until the source has checked OPA's data against the routes, the candidate answers unavailable.
+    let rounds = 0;
+    for (; rounds < 200 && guard.shadowStatus()!.compared === 0; rounds++) await answers(app);
+    await candidateDone(guard, 5 * rounds);
+    const before = guard.shadowStatus()!;
+    expect(await answers(app)).toEqual(without);
+    await candidateDone(guard, 5 * (rounds + 1));
+    const after = guard.shadowStatus()!;
+    expect(after.compared - before.compared).toBe(5);
+    expect(after.divergences - before.divergences).toBe(1);
+    expect(after.errors).toBe(0);
+    expect(after.candidate.policy_revision).toContain(opa.url.replace('http://', ''));
+    expect(events.filter((event) => event.shadow !== undefined).at(-1)).toMatchObject({ operation: 'GET /api/account-service/get-account', shadow: { change: 'narrowed', result: { allow: false } } });
+  } finally {
+    await opa.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('a candidate whose evaluate throws, or whose decision never settles, changes no answer and is counted as an error', async () => {
