@@ -20,7 +20,15 @@ export function isPolicySource(value: unknown): value is PolicySource {
  */
 export function candidateSource(given: unknown, scheme: string, file: string, builders: CandidateBuilders, keyed: { schemes: readonly string[] } | undefined): DecisionSource {
   const candidate = keyed === undefined ? given : forScheme(given, scheme, keyed.schemes, file);
-  return isPolicySource(candidate) ? builders.connect(candidate) : builders.local(candidate);
+  if (isPolicySource(candidate)) return builders.connect(candidate);
+  try {
+    return builders.local(candidate);
+  } catch (error) {
+    // An inline declaration's errors name a path inside it: say that it is the shadow's, not the active `acl`.
+    if (!(error instanceof ConfigError) || !error.file.startsWith('<inline')) throw error;
+    const at = candidate === given ? '$.shadow.source' : `$.shadow.source.${scheme}`;
+    throw new ConfigError(file, `${at}${error.path.slice(1)}`, error.problem, error.fix);
+  }
 }
 
 function forScheme(given: unknown, scheme: string, schemes: readonly string[], file: string): unknown {

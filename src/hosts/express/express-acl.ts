@@ -113,7 +113,7 @@ export interface BearerJwtAclMiddleware {
 export function bearerJwtAcl(options: BearerJwtAclOptions): BearerJwtAclMiddleware {
   const config = parseWith(optionsSchema, options, FILE, [], 'see bearerJwtAcl in docs/openapi-apis.md');
   const { source, operations, document, scheme } = connectSource(config);
-  const shadow = config.shadow && new ShadowRunner(source, candidateSource(config.shadow.source, scheme, FILE, candidateBuilders(config, scheme, operations), { schemes: [scheme] }), config.shadow, config.decisionLog);
+  const shadow = config.shadow && new ShadowRunner(source, candidateSource(config.shadow.source, scheme, FILE, candidateBuilders(config, scheme, operations), { schemes: documentSchemes(document) }), config.shadow, config.decisionLog);
   // Most requests repeat a path seen shortly before; matching one costs more than looking it up.
   const find = cachedMatcher(prefixedMatcher(operations, document.servers));
   const pathMethods = prefixedPathMethods(document.paths as Record<string, unknown>, document.servers);
@@ -195,6 +195,12 @@ function connectSource(config: z.infer<typeof optionsSchema>): { source: Decisio
   requireSecured(data.operations, scheme, at);
   refuseOwnershipCallback(data.operations, config.checkOwnership, FILE, DOCUMENT_LISTS);
   return { source: Evaluator.createSync(data, { decisionCacheSize: config.decisionCacheSize }), operations: data.operations, document, scheme };
+}
+
+/** The document's security scheme names: a shadow candidate keyed by one that is not the guarded scheme is refused, not read as a role. */
+function documentSchemes(document: Record<string, unknown>): string[] {
+  const components = document.components as { securitySchemes?: Record<string, unknown> } | undefined;
+  return Object.keys(components?.securitySchemes ?? {});
 }
 
 /** The shadow candidate is made as the active source would be from `acl` or `policy`. */
