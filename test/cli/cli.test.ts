@@ -26,7 +26,7 @@ describe('--version and --help', () => {
 
   test("an option of another command is refused, not ignored; so is an unknown command", async () => {
     expect(await svcgate('explain', ...API, '--out', '/tmp/x', 'GET', '/users')).toMatchObject({ code: 2, stderr: 'svcgate: explain takes no --out (svcgate explain --help)\n' });
-    expect((await svcgate('audti', ...API)).stderr).toMatch(/unknown command audti; the commands are build, explain, audit, diff, bundle/);
+    expect((await svcgate('audti', ...API)).stderr).toMatch(/unknown command audti; the commands are build, explain, audit, diff, replay, bundle/);
   });
 });
 

@@ -74,7 +74,7 @@ describe('options the parser refuses: one clear line each', () => {
     expect(help).toEqual({ code: 0, stdout: overview.stdout, stderr: '' });
     expect(overview.stdout).toContain('svcgate <command> --help (or svcgate help <command>) tells');
     expect(viaHelp).toEqual({ code: 0, stdout: auditHelp.stdout, stderr: '' });
-    expect(refused(await svcgate('help', 'audti'))).toBe('svcgate: unknown command audti; the commands are build, explain, audit, diff, bundle, test, openapi (svcgate --help)\n');
+    expect(refused(await svcgate('help', 'audti'))).toBe('svcgate: unknown command audti; the commands are build, explain, audit, diff, replay, bundle, test, openapi (svcgate --help)\n');
   });
 
   test('an argument a command does not take', async () => {
