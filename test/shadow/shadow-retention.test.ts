@@ -31,3 +31,30 @@ test('requests timed out on a promise that never settles are not kept alive by i
   // The promise is still here: what it holds is one small reaction per request.
   expect(forever).toBeInstanceOf(Promise);
 });
+
+test("a response whose socket the handler takes over never closes: the request is not compared, and nothing of it is kept once the response is gone", async () => {
+  const inputs: WeakRef<object>[] = [];
+  const app = await shadowApp(
+    { acl: { bearerAuth: examplePermissions() }, decisionLog: (event) => void inputs.push(new WeakRef(event.input)), shadow: { source: examplePermissions() } },
+    undefined,
+    (req, res) => {
+      // As a proxy or an upgrade handler does: the socket leaves the response, whose 'close' never comes.
+      const socket = req.socket;
+      res.detachSocket(socket);
+      socket.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok');
+    },
+  );
+  try {
+    const total = 10;
+    for (let i = 0; i < total; i++) expect((await send(app.url, { method: 'GET', path: '/users/1', claims: { role: 'user', userId: 1 } })).body).toBe('ok');
+    for (let round = 0; round < 5 && inputs.some((input) => input.deref() !== undefined); round++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      gc();
+    }
+    expect(inputs).toHaveLength(total);
+    expect(inputs.filter((input) => input.deref() !== undefined)).toHaveLength(0);
+    expect(app.guard.shadowStatus()).toMatchObject({ compared: 0, errors: 0, skipped: { busy: 0 } });
+  } finally {
+    await app.close();
+  }
+});
