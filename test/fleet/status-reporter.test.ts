@@ -176,18 +176,21 @@ test('labels: the instance id and version, the configured ones beside them', () 
   expect(labels).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), version: expect.any(String), region: 'eu-west', cluster: 'c1' });
 });
 
-test('credentials in the service URL and in bundle URLs appear in no report, status or error', async () => {
-  const { policy, next } = fixture.consumer({ url: presigned(fixture.server.url('missing.tar.gz')) });
-  const reporting = reporter({ url: presigned(collector.url()), bundles: [policy] });
+test('credentials in the service URL, its headers and bundle URLs appear in no report, status or error', async () => {
+  const { policy, next } = fixture.consumer({ url: presigned(fixture.server.url('missing.tar.gz')), headers: { authorization: 'Bearer BUNDLE-HEADER-SECRET' } });
+  const reporting = reporter({ url: presigned(collector.url()), headers: { authorization: 'Bearer STATUS-HEADER-SECRET' }, bundles: [policy] });
   await next('failed');
   await reporting.flush();
   const refused = collector.reports.at(-1)!;
-  expect(bundleIn(refused)?.message).toMatch(/answered 404/);
+  expect(refused.headers.authorization).toBe('Bearer STATUS-HEADER-SECRET');
+  expect(bundleIn(refused)).toMatchObject({ message: expect.stringMatching(/answered 404/), http_code: 404 });
   expectNoUrlSecret(JSON.stringify(refused.body));
+  expect(JSON.stringify(refused.body)).not.toMatch(/HEADER-SECRET/);
   await collector.stop();
   await reporting.flush();
   expect(reporting.status().lastError?.message).toMatch(/cannot be reached/);
   expectNoUrlSecret(JSON.stringify(reporting.status()));
+  expect(JSON.stringify(reporting.status())).not.toMatch(/HEADER-SECRET/);
 });
 
 describe('bad options are ConfigErrors that name the option and the fix', () => {

@@ -14,7 +14,7 @@ import { tarEntry, tarGz } from '../helpers/tar-entries';
 
 // SPEC 12.3 / issue 32 item 3: svcgate's status reports have the shape of those a real `opa run`
 // POSTs to its status service. OPA and svcgate watch the same bundles (one activated, one refused
-// for its missing signature), upload decision logs to the same collector, and report to it; every
+// for its missing signature, one the server answers 404), upload decision logs to the same collector, and report to it; every
 // field of OPA's report is in svcgate's at the same path with the same JSON type, recursively,
 // except those named below with the reason svcgate cannot state them.
 
@@ -74,6 +74,7 @@ test('svcgate reports every field OPA reports, with the same JSON types and the 
       svcgate: { service: 'bundles', resource: 'bundle.tar.gz', polling: { min_delay_seconds: 60, max_delay_seconds: 120 } },
       signed: { service: 'bundles', resource: 'bundle.tar.gz', signing: { keyid: 'publisher' }, polling: { min_delay_seconds: 60, max_delay_seconds: 120 } },
       broken: { service: 'bundles', resource: 'broken.tar.gz', polling: { min_delay_seconds: 60, max_delay_seconds: 120 } },
+      missing: { service: 'bundles', resource: 'missing.tar.gz', polling: { min_delay_seconds: 60, max_delay_seconds: 120 } },
     },
     decision_logs: { service: 'collector', reporting: { min_delay_seconds: 1, max_delay_seconds: 1 } },
     status: { service: 'collector' },
@@ -82,25 +83,26 @@ test('svcgate reports every field OPA reports, with the same JSON types and the 
   writeFileSync(file, JSON.stringify(config));
   opa = await startOpa(['-c', file]);
   await opaDecision(opa.url, { operation: 'GET /users/{userId}' });
-  const opaReport = await collector.waitFor((report) => isOpa(report) && bundleOf(report, 'svcgate')?.active_revision === 'v1' && bundleOf(report, 'signed')?.code !== undefined && bundleOf(report, 'broken')?.errors !== undefined && report.body.decision_logs !== undefined);
+  const opaReport = await collector.waitFor((report) => isOpa(report) && bundleOf(report, 'svcgate')?.active_revision === 'v1' && bundleOf(report, 'signed')?.code !== undefined && bundleOf(report, 'broken')?.errors !== undefined && bundleOf(report, 'missing')?.http_code !== undefined && report.body.decision_logs !== undefined);
 
   // The same bundles for svcgate: one consumer per bundle, the signed one with the key.
   const active = bundleConsumer({ url: bundles.url('bundle.tar.gz'), name: 'svcgate' });
   const signed = bundleConsumer({ url: bundles.url('bundle.tar.gz'), name: 'signed', verification: { key: publicPem, algorithm: 'RS256' } });
-  consumers = [active, signed];
+  const missing = bundleConsumer({ url: bundles.url('missing.tar.gz'), name: 'missing' });
+  consumers = [active, signed, missing];
   uploader = createDecisionLogUploader({ url: collector.url('/logs'), labels: { region: 'eu-west' } });
   reporter = createStatusReporter({ url: collector.url('/status'), labels: { region: 'eu-west' }, bundles: consumers, decisionLogs: uploader });
   await active.ready();
   uploader.log({ decision_id: 'one', result: { allow: false } });
   await uploader.flush();
   await reporter.flush();
-  const ours = await collector.waitFor((report) => !isOpa(report) && bundleOf(report, 'svcgate')?.active_revision === 'v1' && bundleOf(report, 'signed')?.code !== undefined && report.body.decision_logs !== undefined);
+  const ours = await collector.waitFor((report) => !isOpa(report) && bundleOf(report, 'svcgate')?.active_revision === 'v1' && bundleOf(report, 'signed')?.code !== undefined && bundleOf(report, 'missing')?.code !== undefined && report.body.decision_logs !== undefined);
 
   // Sent as OPA sends it: POST /status, JSON, not compressed.
   expect({ path: ours.path, type: ours.headers['content-type'], encoding: ours.headers['content-encoding'] }).toEqual({ path: opaReport.path, type: opaReport.headers['content-type'], encoding: opaReport.headers['content-encoding'] });
 
   // Every field of OPA's report, at the same path, with the same JSON type (the bundles OPA alone watches aside).
-  const opaBody = { ...opaReport.body, bundles: { svcgate: bundleOf(opaReport, 'svcgate'), signed: bundleOf(opaReport, 'signed') } };
+  const opaBody = { ...opaReport.body, bundles: { svcgate: bundleOf(opaReport, 'svcgate'), signed: bundleOf(opaReport, 'signed'), missing: bundleOf(opaReport, 'missing') } };
   expect(shapeDifferences(opaBody, ours.body, OPA_ONLY)).toEqual([]);
   // A refusal's errors: each as an element of OPA's (its code and message).
   expect(shapeDifferences(bundleOf(opaReport, 'broken')!.errors, bundleOf(ours, 'signed')!.errors, OPA_ONLY_IN_ERRORS)).toEqual([]);
@@ -121,6 +123,8 @@ test('svcgate reports every field OPA reports, with the same JSON types and the 
   expect(body.bundles.svcgate).toMatchObject({ name: 'svcgate', active_revision: 'v1', type: 'snapshot', size: (bundleOf(opaReport, 'svcgate') as Json).size });
   expect(body.bundles.signed).toMatchObject({ name: 'signed', code: 'bundle_error', last_successful_activation: '0001-01-01T00:00:00Z', errors: [{ code: 'ERR_SVCGATE_BUNDLE_SIGNATURE' }] });
   expect(body.bundles.signed!.active_revision).toBeUndefined();
+  expect(body.bundles.missing).toMatchObject({ code: 'bundle_error', http_code: 404, errors: [{ code: 'ERR_SVCGATE_BUNDLE_DOWNLOAD' }] });
+  expect(bundleOf(opaReport, 'missing')).toMatchObject({ code: 'bundle_error', http_code: 404 });
   // OPA's bundle plugin is NOT_READY while one of its bundles was never activated; so is svcgate's.
   expect(body.plugins).toEqual({ bundle: { state: 'NOT_READY' }, decision_logs: { state: 'OK' }, status: { state: 'OK' } });
   const opaPlugins = opaReport.body.plugins as Record<string, Json>;

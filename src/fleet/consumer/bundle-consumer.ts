@@ -13,6 +13,7 @@ import { BundleError } from '../bundle/bundle-error';
 import { BundlePersistError } from './bundle-persist-error';
 import { BundleRollbackError, iso, refuseFutureBuild, refuseRollback, type BundleBuild } from './bundle-rollback';
 import { fetchBundle } from './fetch-bundle';
+import { BundleDownloadError } from './bundle-download-error';
 import { dataDifferences, operationDifferences } from './operation-differences';
 import { bundleDigest } from '../bundle/sliced-digest';
 import { recordBundleEvent, watchBundle } from '../../telemetry/record-fleet';
@@ -35,8 +36,8 @@ export interface BundleStatus {
   activatedFrom: 'server' | 'persisted' | null;
   /** The active bundle's size in bytes, compressed as it was served; null before the first activation. */
   size: number | null;
-  /** How long the last successful download took, in milliseconds (request to last byte); null before one. */
-  downloadDurationMs: number | null;
+  /** How long the last request to the server took, in milliseconds, to its last byte or its failure; null before one. */
+  requestDurationMs: number | null;
   /**
    * ISO 8601 times: the last request to the server; the last that found the active bundle current
    * or activated a new one (a refused bundle is no successful request); the last 200; the last activation.
@@ -48,8 +49,9 @@ export interface BundleStatus {
   /**
    * The last failure (download, refusal, activation; else persisting), cleared by the next
    * successful check. A refused bundle's error stays while the server keeps serving that bundle.
+   * `httpStatus`: the server's answer when a download was answered other than 200 or 304.
    */
-  lastError: { code: string; message: string; at: string } | null;
+  lastError: { code: string; message: string; at: string; httpStatus?: number } | null;
 }
 
 export type BundleEvent =
@@ -135,7 +137,7 @@ export class BundleConsumer implements PolicySource, DecisionSource {
       builtAt: null,
       activatedFrom: null,
       size: null,
-      downloadDurationMs: null,
+      requestDurationMs: null,
       lastRequest: null,
       lastSuccessfulRequest: null,
       lastSuccessfulDownload: null,
@@ -303,12 +305,12 @@ export class BundleConsumer implements PolicySource, DecisionSource {
       // The ETag of what the server served last: a refused bundle's too, so that it is answered 304, not sent again.
       const etag = this.refused ? this.refused.etag : this.active?.etag;
       const startedAt = performance.now();
-      const response = await fetchBundle({ url: this.settings.url, etag, headers: this.settings.headers, timeoutMs: this.settings.timeoutMs, maxBytes: this.settings.maxBytes });
+      const request = fetchBundle({ url: this.settings.url, etag, headers: this.settings.headers, timeoutMs: this.settings.timeoutMs, maxBytes: this.settings.maxBytes });
+      const response = await request.finally(() => (this.state.requestDurationMs = performance.now() - startedAt));
       if (response.status === 304) return this.refused ? this.stillRefused() : this.unchanged();
-      this.state.downloadDurationMs = performance.now() - startedAt;
       return await this.received(response.bytes, response.etag);
     } catch (error) {
-      return this.failed(codeOf(error), messageOf(error));
+      return this.failed(codeOf(error), messageOf(error), error instanceof BundleDownloadError ? error.httpStatus : undefined);
     }
   }
 
@@ -418,9 +420,9 @@ export class BundleConsumer implements PolicySource, DecisionSource {
   }
 
   /** Records the failure as the last error; the caller reports it. */
-  private failed(code: string, message: string): Outcome {
+  private failed(code: string, message: string, httpStatus?: number): Outcome {
     const error = { code, message };
-    this.state.lastError = { ...error, at: new Date().toISOString() };
+    this.state.lastError = { ...error, at: new Date().toISOString(), ...(httpStatus === undefined ? {} : { httpStatus }) };
     return { type: 'failed', error };
   }
 

@@ -2,4 +2,12 @@
 export class BundleDownloadError extends Error {
   readonly code = 'ERR_SVCGATE_BUNDLE_DOWNLOAD';
   override readonly name = 'BundleDownloadError';
+
+  constructor(
+    message: string,
+    /** The server's HTTP status when it answered other than 200 or 304. */
+    readonly httpStatus?: number,
+  ) {
+    super(message);
+  }
 }

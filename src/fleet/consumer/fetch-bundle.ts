@@ -39,7 +39,7 @@ export function fetchBundle(request: BundleRequest): Promise<BundleResponse> {
     if (status !== 200) {
       response.resume();
       const problem = status >= 300 && status < 400 ? `answered ${status} (redirects are not followed; configure the URL it points to)` : `answered ${status}, not 200`;
-      finish(new BundleDownloadError(`${shown} ${problem}`));
+      finish(new BundleDownloadError(`${shown} ${problem}`, status));
       return;
     }
     const body = { tooLarge: () => new BundleDownloadError(`${shown} sent more than ${request.maxBytes} bytes (maxBytes)`), broken: () => new BundleDownloadError(`${shown} broke off its answer`) };

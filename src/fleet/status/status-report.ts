@@ -20,12 +20,14 @@ export interface BundleReport {
   type?: 'snapshot';
   /** The active bundle's bytes, compressed. */
   size?: number;
-  /** OPA's per-bundle timers that svcgate measures: the last download, in nanoseconds. */
+  /** OPA's per-bundle timers that svcgate measures: the last request to the bundle server, in nanoseconds. */
   metrics?: { timer_bundle_request_ns: number };
   /** On the last check's failure: OPA's `bundle_error`, the message, and svcgate's own code in `errors`. */
   code?: 'bundle_error';
   message?: string;
   errors?: { code: string; message: string }[];
+  /** The bundle server's HTTP status when it answered a download other than 200 or 304. */
+  http_code?: number;
 }
 
 /** The decision-log uploader's last outcome: `{}` after a successful upload, as OPA sends it. */
@@ -79,9 +81,9 @@ function bundleReport(status: BundleStatus): BundleReport {
   };
   if (status.revision !== null) report.active_revision = status.revision;
   if (status.size !== null) Object.assign(report, { type: 'snapshot', size: status.size });
-  if (status.downloadDurationMs !== null) report.metrics = { timer_bundle_request_ns: Math.round(status.downloadDurationMs * 1e6) };
+  if (status.requestDurationMs !== null) report.metrics = { timer_bundle_request_ns: Math.round(status.requestDurationMs * 1e6) };
   const error = status.lastError;
-  if (error !== null) Object.assign(report, { code: 'bundle_error', message: error.message, errors: [{ code: error.code, message: error.message }] });
+  if (error !== null) Object.assign(report, { code: 'bundle_error', message: error.message, errors: [{ code: error.code, message: error.message }], ...(error.httpStatus === undefined ? {} : { http_code: error.httpStatus }) });
   return report;
 }
 
