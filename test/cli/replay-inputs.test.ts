@@ -41,7 +41,7 @@ async function replay(logs: string, ...options: string[]): Promise<{ code: numbe
 
 async function json(logs: string, ...options: string[]) {
   const done = await replay(logs, '--json', ...options);
-  expect({ code: done.code, stderr: done.stderr.replace(/\(node:\d+\) \[SVCGATE_REPLAY_UNREADABLE\].*\n.*trace-warnings.*\n/, '') }).toEqual({ code: 0, stderr: '' });
+  expect({ code: done.code, stderr: done.stderr.replace(/\(node:\d+\) \[SVCGATE_REPLAY_\w+\].*\n/g, '').replace(/.*trace-warnings.*\n/, '') }).toEqual({ code: 0, stderr: '' });
   return JSON.parse(done.stdout);
 }
 
@@ -121,6 +121,25 @@ describe('each event is counted under what it is', () => {
     expect(text.stdout).toContain(`unreadable: 6 (lines or elements that are no event)\n  ${file}:22: not valid JSON\n`);
     expect(text.stderr).toMatch(/\[SVCGATE_REPLAY_UNREADABLE\] Warning: 6 lines or elements of the decision logs are no event/);
     expect(text.stderr).toMatch(/svcgate: --strict: 1 warning \(SVCGATE_REPLAY_UNREADABLE\), so the exit code is 1/);
+  });
+
+  test('a candidate that asks for scopes the recorded inputs do not show: an allow is not replayable, a deny stays a deny', async () => {
+    const file = join(dir, 'scopes.ndjson');
+    const otherUser = { ...USER_3, params: { 'path:userId': ['4'] } };
+    writeFileSync(file, `${line(event())}\n${line(event({ input: otherUser, result: { ...DENY, role: 'user', possession: 'own' } }))}\n`);
+    // The same ACL, each operation needing the scope write too: the token may have held it, or not.
+    const report = await json(file, '--required-scopes', 'write');
+    expect(report).toMatchObject({ events: 2, ...counts(1, 1), notReplayable: { scopes_unrecorded: 1 } });
+    expect((await replay(file, '--required-scopes', 'write')).stdout).toContain('  scopes_unrecorded 1 (the candidate asks for scopes the recorded input does not show)\n');
+  });
+
+  test('a .json file is one document: one event pretty-printed is read, events one per line are one unreadable entry that says why', async () => {
+    const pretty = join(dir, 'one.json');
+    writeFileSync(pretty, JSON.stringify(event(), null, 2));
+    expect(await json(pretty)).toMatchObject({ events: 1, ...counts(1, 1) });
+    const lines = join(dir, 'lines.json');
+    writeFileSync(lines, `${line(event())}\n${line(event())}\n`);
+    expect((await json(lines)).unreadable).toEqual({ count: 1, first: [{ at: lines, problem: 'not valid JSON (the file is read as one JSON document; one event per line is NDJSON: name it .ndjson)' }] });
   });
 
   test('--decision-logs - reads standard input, gzip or not', () => {

@@ -14,10 +14,11 @@ import { ENTRYPOINT, PLAN_ENTRYPOINT, type PolicyInput } from '../../policy/eval
  *   `incomplete` (no input with an operation, or no result), `malformed_result` (a recorded result
  *   that is not svcgate's decision), `unknown_operation` (the candidate has no such operation),
  *   `ownership_unchecked` (the candidate needs checkOwnership results the recorded request never
- *   asked for).
+ *   asked for), `scopes_unrecorded` (the candidate asks for scopes the recorded input could not
+ *   hold: an input carries only the token's scopes that the operation named then).
  */
 export const SKIPPED = ['shadow', 'other_path', 'refused_401', 'other_schemes', 'unavailable', 'bad_request', 'failed'] as const;
-export const NOT_REPLAYABLE = ['masked', 'incomplete', 'malformed_result', 'unknown_operation', 'ownership_unchecked'] as const;
+export const NOT_REPLAYABLE = ['masked', 'incomplete', 'malformed_result', 'unknown_operation', 'ownership_unchecked', 'scopes_unrecorded'] as const;
 export type SkipReason = (typeof SKIPPED)[number];
 export type NotReplayableReason = (typeof NOT_REPLAYABLE)[number];
 

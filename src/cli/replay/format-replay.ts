@@ -17,6 +17,7 @@ const REASONS: Record<SkipReason | NotReplayableReason, string> = {
   malformed_result: "a recorded result that is not svcgate's decision",
   unknown_operation: 'of operations the candidate does not have',
   ownership_unchecked: 'the candidate needs checkOwnership results that were never recorded',
+  scopes_unrecorded: 'the candidate asks for scopes the recorded input does not show',
 };
 
 const CHANGES: readonly DecisionChange[] = ['widened', 'narrowed', 'changed'];

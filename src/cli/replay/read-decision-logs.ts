@@ -39,7 +39,8 @@ export async function* logEntries(source: LogSource): AsyncGenerator<LogEntry> {
   const { first, chunks } = await firstByte(bytes);
   if (first === undefined) return;
   const document = first === OPEN_ARRAY || (first === OPEN_OBJECT && /\.json(\.gz)?$/i.test(source.name));
-  if (document) yield* valueEntries(await wholeText(chunks, source.name), source.name);
+  // Events one per line in a .json file are a common slip: said, as the whole file is one unreadable entry.
+  if (document) yield* valueEntries(await wholeText(chunks, source.name), source.name, ' (the file is read as one JSON document; one event per line is NDJSON: name it .ndjson)');
   else {
     const splitter = new LineSplitter(MAX_LINE_BYTES);
     for await (const chunk of chunks) yield* lineEntries(splitter.push(chunk), source.name);
@@ -102,7 +103,7 @@ async function wholeText(chunks: AsyncIterable<Buffer>, name: string): Promise<B
 }
 
 /** The events of one JSON text: an object is one, an array gives each of its elements. */
-function* valueEntries(bytes: Buffer, at: string): Generator<LogEntry> {
+function* valueEntries(bytes: Buffer, at: string, hint = ''): Generator<LogEntry> {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
@@ -115,7 +116,7 @@ function* valueEntries(bytes: Buffer, at: string): Generator<LogEntry> {
     value = JSON.parse(text);
   } catch {
     // Not JSON.parse's message: Node quotes the text around the error, which may hold claims.
-    yield { at, problem: 'not valid JSON' };
+    yield { at, problem: `not valid JSON${hint}` };
     return;
   }
   if (!Array.isArray(value)) {

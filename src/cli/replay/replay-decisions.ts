@@ -63,6 +63,10 @@ function decideAgain({ input, result }: ReplayableEvent, candidate: Candidate): 
   if (was === undefined) return 'malformed_result';
   const is = withListPlan(operation, candidate.evaluator.evaluate(input));
   if (ownershipUnchecked(input, is)) return 'ownership_unchecked';
+  // An input holds only the token's scopes that the operation named when it was decided. Allowed
+  // then, those met its scopes; a candidate that asks for scopes now names others, which the
+  // token may have held: not known, so not counted as narrowed.
+  if (was.allow && !is.allow && is.scopes.length > 0) return 'scopes_unrecorded';
   return { was, is };
 }
 
