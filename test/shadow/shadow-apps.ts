@@ -17,9 +17,11 @@ export interface ShadowApp {
 const RECORD = { id: 1, name: 'Ada', email: 'ada@example.test', password: 'secret' };
 
 /** `host`: Express 5 (the default) or 4 (`express4`). */
-export async function shadowApp(options: Partial<BearerJwtAclOptions>, host: () => unknown = express, handler?: express.RequestHandler): Promise<ShadowApp> {
+/** `handler` runs after the guard, before the one that answers; `before` before the guard. */
+export async function shadowApp(options: Partial<BearerJwtAclOptions>, host: () => unknown = express, handler?: express.RequestHandler, before?: express.RequestHandler): Promise<ShadowApp> {
   const guard = bearerJwtAcl({ openapi: EXAMPLE_OPENAPI, handler: bearerJwt(HS256), ...options } as BearerJwtAclOptions);
   const app = host() as express.Express;
+  if (before) app.use(before);
   app.use(guard);
   if (handler) app.use(handler);
   app.use((req, res) => {

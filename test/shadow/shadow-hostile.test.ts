@@ -169,3 +169,15 @@ test('a decisionLog that throws changes no answer, and the shadow still counts i
   // The request's event and the divergence's were both offered to the log.
   expect(calls).toBe(2);
 });
+
+test('a req.res that is not a response (replaced by a middleware) changes no answer: the request is counted as an error', async () => {
+  const app = await opening(
+    shadowApp({ acl: { bearerAuth: examplePermissions() }, shadow: { source: examplePermissions() } }, undefined, undefined, (req, _res, next) => {
+      (req as { res: unknown }).res = { closed: false };
+      next();
+    }),
+  );
+  const answer = await send(app.url, owner);
+  expect(answer.status).toBe(200);
+  expect(app.guard.shadowStatus()).toMatchObject({ compared: 0, errors: 1 });
+});

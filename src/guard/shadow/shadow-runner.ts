@@ -52,8 +52,14 @@ export class ShadowRunner {
     const skip = this.sampler.take();
     if (skip !== undefined) return this.tally.skipped(skip);
     const run = () => this.decide(result, match);
-    if (res === undefined || res.closed) setImmediate(run);
-    else res.once('close', run);
+    // The guard calls this before it answers: nothing here may throw into the answer, even with a
+    // `req.res` that is not a response (an app's or a middleware's own object).
+    try {
+      if (res === undefined || res.closed) setImmediate(run);
+      else res.once('close', run);
+    } catch (error) {
+      this.tally.failed(errorMessage(error));
+    }
   }
 
   status(): ShadowStatus {
