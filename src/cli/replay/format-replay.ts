@@ -67,12 +67,14 @@ function reasons<Reason extends string>(title: string, names: readonly Reason[],
   ];
 }
 
-/** Counts by name, in aligned columns. */
+/** Counts by name, in aligned columns, each as wide as its header or its largest count. */
 function table(title: string, rows: Record<string, ChangeCounts>): string[] {
   const names = Object.keys(rows).map(shown);
+  const counted = Object.values(rows);
   const width = Math.max(title.length, ...names.map((name) => name.length + 2));
-  const header = `${title.padEnd(width)}  ${COLUMNS.join('  ')}`;
-  return [header, ...Object.values(rows).map((counts, index) => `  ${names[index]!.padEnd(width - 2)}  ${COLUMNS.map((column) => String(counts[column]).padStart(column.length)).join('  ')}`)];
+  const widths = COLUMNS.map((column) => Math.max(column.length, ...counted.map((counts) => String(counts[column]).length)));
+  const header = `${title.padEnd(width)}  ${COLUMNS.map((column, index) => column.padStart(widths[index]!)).join('  ')}`;
+  return [header, ...counted.map((counts, index) => `  ${names[index]!.padEnd(width - 2)}  ${COLUMNS.map((column, at) => String(counts[column]).padStart(widths[at]!)).join('  ')}`)];
 }
 
 /** `<decision_id> <timestamp> (<file:line>): <role> on <operation>: allow ["*"] -> deny`. */
