@@ -12,7 +12,7 @@ export interface StatusReporterOptions {
   headers?: Record<string, string>;
   /** Added to the report's `labels` beside `id` and `version` (OPA's `labels` configuration); a key given here wins, as in the uploader's `labels`. Default: none. */
   labels?: Record<string, string>;
-  /** Reported under `bundles.<name>`; a report is sent when one activates a bundle or a check fails. Default: none. */
+  /** Reported under `bundles.<name>`; a report is sent after each of their polls (an activation, an unchanged check, a failure). Default: none. */
   bundles?: BundleConsumer[];
   /** Reported under `decision_logs` and in the metrics. Default: none. */
   decisionLogs?: DecisionLogUploader;

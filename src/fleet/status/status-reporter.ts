@@ -37,8 +37,8 @@ const RETRY_BASE_SECONDS = 1;
 /**
  * Uploads status reports in the shape OPA's status plugin sends (labels, bundles, decision_logs,
  * plugins, metrics), so that a control plane that manages OPA fleets sees this replica as one of
- * them: on start, whenever a watched bundle consumer activates a bundle or a check fails, and every
- * `intervalSeconds`. One report at a time, built when it is sent: a slow or down service delays
+ * them: on start, after each poll of a watched bundle consumer (an activation, an unchanged check,
+ * a failure), and every `intervalSeconds`. One report at a time, built when it is sent: a slow or down service delays
  * reports, never queues them, and never throws into the application.
  */
 export function createStatusReporter(options: StatusReporterOptions): StatusReporter {
