@@ -1,7 +1,6 @@
 import { quoted } from '../../policy/compile/quoted-text';
-import type { DecisionChange } from '../../policy/evaluate/decision-change';
 import { NOT_REPLAYABLE, SKIPPED, type NotReplayableReason, type SkipReason } from './classify-event';
-import { MAX_EXAMPLES, type ChangeCounts, type ReplayExample, type ReplayReport, type ShownDecision } from './replay-report';
+import { CHANGES, MAX_EXAMPLES, type ChangeCounts, type ReplayExample, type ReplayReport, type ShownDecision } from './replay-report';
 
 /** What each count of events that were not decided again stands for. */
 const REASONS: Record<SkipReason | NotReplayableReason, string> = {
@@ -20,7 +19,6 @@ const REASONS: Record<SkipReason | NotReplayableReason, string> = {
   scopes_unrecorded: 'the candidate asks for scopes the recorded input does not show',
 };
 
-const CHANGES: readonly DecisionChange[] = ['widened', 'narrowed', 'changed'];
 const COLUMNS: readonly (keyof ChangeCounts)[] = ['replayed', 'same', 'widened', 'narrowed', 'changed'];
 
 /**

@@ -45,6 +45,9 @@ function checkCandidateOptions(values: Values): void {
   if (values.bundle !== undefined) {
     if (values.acl !== undefined) throw new UsageError('give the candidate as --acl <file> (with --openapi) or as --bundle <file.tar.gz>, not both');
     if (values['anonymous-default'] !== undefined) throw new UsageError('--anonymous-default goes with --acl: a bundle holds its data compiled');
+    // They say how to read --openapi's operations; without a document they would be ignored.
+    const reading = (['scheme', 'required-scopes', 'ref-root'] as const).find((option) => values[option] !== undefined);
+    if (reading !== undefined && values.openapi === undefined) throw new UsageError(`--${reading} goes with --openapi <file>: with --bundle, give the document the bundle must match`);
     return;
   }
   if (values['bundle-key'] !== undefined || values['bundle-alg'] !== undefined) throw new UsageError('--bundle-key and --bundle-alg go with --bundle <file.tar.gz>');

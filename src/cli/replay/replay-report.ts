@@ -69,7 +69,8 @@ export const MAX_LISTED = 10;
 export const MAX_NAMES = 1000;
 export const OTHERS = '(others)';
 
-const CHANGES: readonly DecisionChange[] = ['widened', 'narrowed', 'changed'];
+/** The kinds of change, in the order reports list them. */
+export const CHANGES: readonly DecisionChange[] = ['widened', 'narrowed', 'changed'];
 
 /** One replayed event, as the tally counts it. */
 export interface ReplayedEvent {
