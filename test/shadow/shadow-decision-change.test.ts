@@ -75,3 +75,30 @@ describe('list plans (x-acl-list)', () => {
     expect(status).toMatchObject({ compared: 1, divergences: 0 });
   });
 });
+
+describe('with checkOwnership', () => {
+  // Active: admins read any user. Candidate: admins read only the users they own, which the app's
+  // checkOwnership decides (admins extend user, whose read:own needs it).
+  const ownOnly = (permissions: Permissions) => void delete (permissions.admin as Record<string, unknown>)['users/:userId'];
+
+  test.each([
+    [true, 0],
+    [false, 1],
+  ])('a candidate that grants own only is given the check the active decision did not need (owns: %s)', async (owns, divergences) => {
+    let asked = 0;
+    const app = await shadowApp({
+      acl: { bearerAuth: examplePermissions() },
+      checkOwnership: () => {
+        asked += 1;
+        return owns;
+      },
+      shadow: { source: examplePermissions(ownOnly) },
+    });
+    opened.push(app);
+    expect((await send(app.url, { method: 'GET', path: '/users/1', claims: { role: 'admin' } })).status).toBe(200);
+    const status = await shadowSettled(app.guard, (counted) => counted.compared === 1);
+    expect(status).toMatchObject({ divergences, errors: 0 });
+    // Not by the active decision (read:any); once for the candidate, after the answer.
+    expect(asked).toBe(1);
+  });
+});

@@ -1,8 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { decisionChange } from '../../policy/evaluate/decision-change';
-import type { DecisionResult } from '../../policy/evaluate/decide';
+import { checkedIfOwned, type DecideOptions, type DecisionResult } from '../../policy/evaluate/decide';
 import type { DecisionSource } from '../../policy/evaluate/decision-source';
-import type { Decision } from '../../policy/evaluate/evaluator';
+import type { Decision, PolicyInput } from '../../policy/evaluate/evaluator';
+import { thenOrNow } from '../../policy/evaluate/then-or-now';
+import type { VerifiedPayload } from '../../policy/request/build-input';
 import type { OperationMatch } from '../../policy/request/match-operation';
 import type { ShadowOutcome } from '../../telemetry/channels';
 import { recordShadowComparison } from '../../telemetry/record-shadow';
@@ -15,6 +17,12 @@ import { ShadowTally } from './shadow-tally';
 
 /** Candidate decisions pending at once at most (a slow remote OPA); past it sampled requests are skipped as `busy`. */
 export const MAX_PENDING = 64;
+
+/** Who asked, and how the adapter decides ownership: a candidate that grants `own` where the active policy did not may need checkOwnership too. */
+export interface ShadowCaller {
+  payload: VerifiedPayload | undefined;
+  options: DecideOptions;
+}
 
 /** The shadow settings after validation: sampleRate and timeoutMs settled. */
 export interface ShadowSettings {
@@ -46,12 +54,12 @@ export class ShadowRunner {
    * Called by the guard with each decision it made (never with a refusal before one). Returns at
    * once; the candidate decides after `res` closes (at the next turn when there is no response).
    */
-  observe(result: DecisionResult, match: OperationMatch, res: ServerResponse | undefined, undecided: boolean): void {
+  observe(result: DecisionResult, match: OperationMatch, res: ServerResponse | undefined, undecided: boolean, caller?: ShadowCaller): void {
     if (this.settings.sampleRate === 0) return;
     if (undecided || result.decision.unavailable) return this.tally.skipped('undecided');
     const skip = this.sampler.take();
     if (skip !== undefined) return this.tally.skipped(skip);
-    const run = () => this.decide(result, match);
+    const run = () => this.decide(result, match, caller);
     // The guard calls this before it answers: nothing here may throw into the answer, even with a
     // `req.res` that is not a response (an app's or a middleware's own object).
     try {
@@ -72,19 +80,33 @@ export class ShadowRunner {
     };
   }
 
-  private decide(result: DecisionResult, match: OperationMatch): void {
+  private decide(result: DecisionResult, match: OperationMatch, caller: ShadowCaller | undefined): void {
     if (this.pending >= MAX_PENDING) return this.tally.skipped('busy');
     let decided: unknown;
     try {
       // A copy: the input is the one the decision log holds of the active decision (the uploader
       // serialises it later), which a candidate of the app's own must not be able to change.
-      decided = this.candidate.evaluate(structuredClone(result.input));
+      decided = this.candidateDecision(structuredClone(result.input), match, caller);
       // Read inside the try: an answer whose `then` throws when read would throw out of the 'close' listener.
       if (isThenable(decided)) return this.awaited(decided, result, match);
     } catch (error) {
       return this.failed(match.key, result.decision, error);
     }
     this.compare(result, match, decided);
+  }
+
+  /**
+   * The candidate's decision of `input`, as if it were active. With checkOwnership, the active
+   * decision ran the checks only if it needed them; when it did not (`checks` empty), a candidate
+   * that grants `own` only is given them as the guard would (checkedIfOwned), else its deny would
+   * be counted as narrowed where the caller owns the item.
+   */
+  private candidateDecision(input: PolicyInput, match: OperationMatch, caller: ShadowCaller | undefined): unknown {
+    const first = this.candidate.evaluate(input);
+    if (caller?.options.checkOwnership === undefined || caller.payload === undefined || Object.keys(input.checks ?? { ran: true }).length > 0) return first;
+    const { payload, options } = caller;
+    const checked = (decision: unknown) => (isDecision(decision) ? thenOrNow(checkedIfOwned(this.candidate, decision, match.operation, input, payload, options), (done) => done.decision) : decision);
+    return isThenable(first) ? Promise.resolve(first).then(checked) : checked(first);
   }
 
   /**

@@ -61,7 +61,12 @@ export function decide(
   return thenOrNow(first, (decision) => checkedIfOwned(source, decision, operation, input, payload, options));
 }
 
-function checkedIfOwned(
+/**
+ * With checkOwnership, asks it and then `source` again when `first` (the source's answer without
+ * ownership results) granted `own` only. Also used by a shadow candidate that needs the checks
+ * the active decision did not (shadow-runner.ts).
+ */
+export function checkedIfOwned(
   source: DecisionSource,
   first: Decision,
   operation: OperationFacts,
