@@ -2,12 +2,13 @@
 // not share its event loop with the load generator). Usage: node server.mjs <scenario>; prints
 // "PORT <n>" once listening on 127.0.0.1.
 import { createHmac, createPublicKey, createSecretKey, timingSafeEqual, verify } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Session } from 'node:inspector';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { boundedLog, withoutUserReadOwn } from './shadow-fixtures.mjs';
 import { JWT } from './tokens.mjs';
 
 const require = createRequire(import.meta.url);
@@ -44,9 +45,9 @@ const scenarios = {
   'express-acl-logged': () => {
     const { bearerJwt, bearerJwtAcl } = require('svcgate/auth');
     const app = require('express')();
-    const log = boundedLog(10_000);
+    const log = boundedLog();
     const rate = process.env.BENCH_SHADOW_RATE;
-    const shadow = rate === undefined ? {} : { shadow: { source: { bearerAuth: process.env.BENCH_SHADOW_CANDIDATE === 'active' ? ACL.bearerAuth : withoutUserReadOwn() }, sampleRate: Number(rate) } };
+    const shadow = rate === undefined ? {} : { shadow: { source: { bearerAuth: process.env.BENCH_SHADOW_CANDIDATE === 'active' ? ACL.bearerAuth : withoutUserReadOwn(ACL.bearerAuth) }, sampleRate: Number(rate) } };
     const guard = bearerJwtAcl({ openapi: OPENAPI, handler: bearerJwt(JWT), acl: ACL, decisionLog: log.push, ...shadow });
     // Before the guard, in both twins alike: what was logged and compared, for the bench to print.
     app.get('/bench/shadow', (req, res) => res.json({ logged: log.count(), divergencesLogged: log.divergences(), shadow: guard.shadowStatus() }));
@@ -110,33 +111,6 @@ const scenarios = {
   'express-jwt-hs256': () => expressJwt({ secret: JWT.secret, algorithms: ['HS256'] }),
   'express-jwt-signed': () => expressJwt({ secret: require('jwks-rsa').expressJwtSecret({ jwksUri: process.env.BENCH_JWKS_URL }), algorithms: [process.env.BENCH_ALG] }),
 };
-
-/**
- * A decision log that does what createDecisionLogUploader does with an event when it is logged:
- * keeps it in a bounded buffer (its default bufferSizeLimitEvents, the oldest overwritten), to be
- * encoded and sent later, which this one never does.
- */
-function boundedLog(size) {
-  const events = new Array(size);
-  let count = 0;
-  let divergences = 0;
-  return {
-    push: (event) => {
-      events[count % size] = event;
-      count += 1;
-      if (event.shadow !== undefined) divergences += 1;
-    },
-    count: () => count,
-    divergences: () => divergences,
-  };
-}
-
-/** The example's permissions with the user role's read:own on /users/{userId} revoked: the shadow bench's candidate. */
-function withoutUserReadOwn() {
-  const permissions = require('js-yaml').load(readFileSync(ACL.bearerAuth, 'utf8'));
-  delete permissions.user['/users/{userId}']['read:own'];
-  return permissions;
-}
 
 /**
  * The permission of examples/users-api for role `user`, by hand: GET /users/{userId} only for an

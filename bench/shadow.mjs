@@ -3,16 +3,23 @@
 // the same CPU (see ratios.mjs). The candidate revokes the user role's read:own on
 // /users/{userId}, so every allowed request (half of them) diverges and is logged. Warm (the 1,000
 // rotating tokens) at sampleRate 1 and 0, and cold (a new token and user every request, both
-// caches miss, so the candidate evaluates every request uncached too) at sampleRate 1.
+// caches miss, so the candidate evaluates every request uncached too) at sampleRate 1; then the
+// CPU the shadow adds to a guarded request without HTTP (shadow-loop.mjs).
 // Each pair is measured once with each server loaded first (see bothOrders). `node bench/shadow.mjs`
 // or `BENCH_ONLY=shadow npm run bench` runs this part alone; BENCH_SHADOW_WINDOWS sets the windows
 // per pair and order (default 5).
+import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bothOrders } from './ratios.mjs';
+import { bothOrders, median } from './ratios.mjs';
 import { load, pinLoadGenerator, SHADOW_SCENARIOS, startServer } from './scenarios.mjs';
 import { coldRequests, requestPool } from './tokens.mjs';
 
 export const SHADOW_WINDOWS = Number(process.env.BENCH_SHADOW_WINDOWS ?? 5);
+const HERE = dirname(fileURLToPath(import.meta.url));
+// bench/shadow-loop.mjs's settings, and the processes of each (alternating).
+const LOOP_SETTINGS = ['none', 'rate-0', 'same', 'rate-1'];
+const LOOP_ROUNDS = 5;
 const PAIRS = SHADOW_SCENARIOS.filter((scenario) => scenario.twin);
 
 export async function shadowCost(windows = SHADOW_WINDOWS) {
@@ -36,19 +43,33 @@ export async function shadowCost(windows = SHADOW_WINDOWS) {
     for (const { name, twin } of PAIRS) ratios.push({ name, twin, ...(await bothOrders(run, name, twin, { windows, pidOf })) });
     const status = {};
     for (const name of ['express-acl-shadow-1', 'express-acl-shadow-0']) status[name] = await (await fetch(`${servers[name].url}/bench/shadow`)).json();
-    return { ratios, status, windows };
+    return { ratios, status, windows, loops: loops() };
   } finally {
     for (const { child } of processes.values()) child.kill();
   }
 }
 
-export function shadowLines({ ratios, status, windows }) {
+/** CPU nanoseconds per guarded request in bench/shadow-loop.mjs, median of LOOP_ROUNDS processes per setting, the settings alternating. */
+function loops() {
+  const samples = Object.fromEntries(LOOP_SETTINGS.map((setting) => [setting, []]));
+  for (let round = 0; round < LOOP_ROUNDS; round++) {
+    for (const setting of LOOP_SETTINGS) {
+      const output = execFileSync(process.execPath, [join(HERE, 'shadow-loop.mjs')], { env: { ...process.env, BENCH_LOOP: setting, BENCH_LOOP_COUNT: '30000' }, encoding: 'utf8' });
+      samples[setting].push(Number(/LOOP (\S+)/.exec(output)[1]));
+    }
+  }
+  return Object.fromEntries(LOOP_SETTINGS.map((setting) => [setting, median(samples[setting])]));
+}
+
+export function shadowLines({ ratios, status, windows, loops }) {
   const fmt = (n) => n.toFixed(2);
   const orders = (r) => `${fmt(r.value)} (${fmt(r.first)}, ${fmt(r.second)})`;
   const label = (name) => SHADOW_SCENARIOS.find((s) => s.name === name).label;
   const one = status['express-acl-shadow-1'];
   const zero = status['express-acl-shadow-0'];
   const n = (value) => value.toLocaleString('en-US');
+  const us = (ns) => (ns / 1000).toFixed(1);
+  const more = (ns) => `${ns >= loops.none ? '+' : '-'}${us(Math.abs(ns - loops.none))} us`;
   return [
     '## Shadow evaluation',
     '',
@@ -59,6 +80,8 @@ export function shadowLines({ ratios, status, windows }) {
     ...ratios.map((r) => `| ${label(r.name)}${SHADOW_SCENARIOS.find((s) => s.name === r.name).cold ? ' (cold)' : ''} | ${label(r.twin)} | ${orders(r)} | ${r.perCpu ? orders(r.perCpu) : ''} | ${target(r)} |`),
     '',
     `Sample rate 1, over the whole section: ${n(one.shadow.compared)} requests compared, ${n(one.shadow.divergences)} divergences (${n(one.divergencesLogged)} logged), ${n(one.shadow.errors)} errors, ${n(one.shadow.skipped.busy)} skipped as busy; sample rate 0: ${n(zero.shadow.compared)} compared.`,
+    '',
+    `CPU per request without HTTP (bench/shadow-loop.mjs: the guard in a loop over the same tokens, the candidate deciding as each response closes, CPU time of all threads, median of ${LOOP_ROUNDS} processes): ${us(loops.none)} us without shadow; sample rate 0 ${more(loops['rate-0'])}; sample rate 1 with the active declaration as candidate (compared, never diverging) ${more(loops.same)}; sample rate 1 with the revoking candidate (half the requests diverge and are logged) ${more(loops['rate-1'])}.`,
     '',
   ];
 }
