@@ -190,6 +190,7 @@ describe('svcgate replay on the decision log bearerJwtAcl wrote', () => {
       [['replay', '--decision-logs', LOG, '--openapi', EXAMPLE_OPENAPI, '--acl', CANDIDATE, '--bundle-key', 'k.pem'], /--bundle-key and --bundle-alg go with --bundle/],
       [['replay', '--decision-logs', LOG, '--openapi', EXAMPLE_OPENAPI, '--acl', CANDIDATE, '--fail-on', 'wider'], /--fail-on must be one of widen, narrow, change/],
       [['replay', '--decision-logs', LOG, '--bundle', 'x.tar.gz', '--scheme', 'bearerAuth'], /--scheme goes with --openapi <file>/],
+      [['replay', '--decision-logs', 'https://logs.example/2026-11-26.ndjson', '--openapi', EXAMPLE_OPENAPI, '--acl', CANDIDATE], /--decision-logs takes a file or folder, not a URL/],
       [['replay', '--decision-logs', join(dir, 'missing.ndjson'), '--openapi', EXAMPLE_OPENAPI, '--acl', CANDIDATE], /missing\.ndjson at \$: cannot read the decision logs \(ENOENT\)/],
       [['replay', '--decision-logs', LOG, '--openapi', EXAMPLE_OPENAPI, '--acl', CANDIDATE, '--acl-new', CANDIDATE], /^svcgate: replay takes no --acl-new/],
     ];

@@ -29,6 +29,8 @@ export async function replayCommand({ values, rest, compileAcl, compileApi }: Re
   if (rest.length > 0) throw new UsageError(`unexpected argument ${rest[0]}`);
   const logs = values['decision-logs'];
   if (logs === undefined) throw new UsageError('--decision-logs <file|dir> is required: the decision logs to replay');
+  // Read as a path, a URL would be `cannot read ... (ENOENT)`: say that nothing is fetched, as for documents.
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(logs)) throw new UsageError('--decision-logs takes a file or folder, not a URL: svcgate fetches nothing (download the logs first, or pipe them: curl -f <url> | svcgate replay --decision-logs - ...)');
   const failOn = readFailOn(values['fail-on']);
   checkCandidateOptions(values);
   if (logs === STANDARD_INPUT && (values.openapi === STANDARD_INPUT || values.acl === STANDARD_INPUT)) throw new UsageError('--decision-logs and a document are both -: standard input holds one of them; give the other as a file');
