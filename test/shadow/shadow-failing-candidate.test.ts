@@ -92,8 +92,9 @@ test(`a candidate that never settles holds at most ${MAX_PENDING} decisions: the
   const status = await shadowSettled(app.guard, (counted) => counted.skipped.busy >= total - MAX_PENDING);
   expect(status).toMatchObject({ compared: 0, errors: 0, skipped: { busy: total - MAX_PENDING } });
   expect(asked).toBe(MAX_PENDING);
-  // The pending decisions' timeouts are unref'd: a process with nothing else to do exits.
-  expect(refTimers()).toBeLessThanOrEqual(timersBefore);
+  // The pending decisions' timeouts are unref'd: a process with nothing else to do exits. (HTTP
+  // keep-alive timers of the client and the server come and go; 64 held timers would be far past.)
+  expect(refTimers()).toBeLessThan(timersBefore + 10);
 });
 
 describe('a remote OPA that accepts connections and never answers', () => {
