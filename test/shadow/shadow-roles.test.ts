@@ -41,3 +41,21 @@ test('role claims __proto__, constructor and a list holding them are counted as 
     await fresh.close();
   }
 });
+
+test('a flood of divergences keeps 10 examples and one row per operation and role', async () => {
+  const fresh = await shadowApp({ acl: { bearerAuth: examplePermissions() }, shadow: { source: examplePermissions(withoutUserRead) } });
+  try {
+    const total = 60;
+    for (let i = 0; i < total; i++) expect((await send(fresh.url, { method: 'GET', path: `/users/${i}`, claims: { role: 'user', userId: i } })).status).toBe(200);
+    const status = await shadowSettled(fresh.guard, (counted) => counted.compared === total);
+    expect(status).toMatchObject({ divergences: total, changes: { narrowed: total } });
+    expect(status.examples).toHaveLength(10);
+    expect(Object.keys(status.byOperation)).toEqual(['GET /users/{userId}']);
+    expect(Object.keys(status.byRole)).toEqual(['user']);
+    // A snapshot: changing it changes nothing the middleware keeps.
+    status.examples.length = 0;
+    expect(fresh.guard.shadowStatus()!.examples).toHaveLength(10);
+  } finally {
+    await fresh.close();
+  }
+});
