@@ -62,6 +62,10 @@ describe.each([
     throw Object.create(null);
   }), /cannot be shown/],
   ['rejects with a value that cannot be made a string', () => customCandidate(() => Promise.reject(Object.create(null))), /cannot be shown/],
+  // A message of a megabyte (a whole answer quoted) is kept cut short.
+  ['throws a message of a megabyte', () => customCandidate(() => {
+    throw new Error(`answer: ${'x'.repeat(1_000_000)}`);
+  }), /^answer: x{492}…$/],
   ['answers null', () => customCandidate(() => null), /not a decision/],
   ['answers a decision of another shape', () => customCandidate(() => ({ allow: 'yes', attributes: '*' })), /not a decision/],
   ['resolves to a number', () => customCandidate(() => Promise.resolve(42)), /not a decision/],

@@ -6,6 +6,8 @@ export const MAX_ROLE_KEYS = 64;
 export const OTHER_ROLES = '(other roles)';
 /** Divergences kept as examples. */
 export const MAX_EXAMPLES = 10;
+/** Longest candidate error message kept: a candidate's errors may carry whole answers, and status() copies it at each call. */
+const MAX_ERROR_LENGTH = 500;
 
 type Counted = Pick<ShadowStatus, 'compared' | 'divergences' | 'changes' | 'unavailable' | 'errors' | 'skipped' | 'byOperation' | 'byRole' | 'examples' | 'lastError'>;
 
@@ -35,7 +37,7 @@ export class ShadowTally {
 
   failed(message: string): void {
     this.counted.errors += 1;
-    this.counted.lastError = { message, at: new Date().toISOString() };
+    this.counted.lastError = { message: message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH)}…` : message, at: new Date().toISOString() };
   }
 
   /** A comparison; `change` undefined when both decided the same. */
