@@ -51,7 +51,7 @@ export function authorize(
     const refused = host?.confirm(result.input);
     const final = refused ? { decision: denied(`bad request: ${refused.message}`), input: result.input, refused } : explained(planned(result, match), payload, options.roleBinding);
     logDecision(options.decisionLog, evaluator, final, startedAt, match.operation.list !== undefined);
-    options.shadow?.observe(final, match, req.res, faulted || final.refused !== undefined, { payload, options });
+    options.shadow?.observe(final, match, req.res, faulted || final.refused !== undefined, payload, options);
     if (watched) recordDecision({ operation: match.key, result: resultName(final, faulted), decision: final.decision, cacheHit: isCachedDecision(result.decision), source: evaluator, startedAt });
     // The log keeps the refusal's message; the answer names the parameter only where reasons are exposed.
     return final.refused ? { ...final, refused: shownRefusal(final.refused, options.exposeReasons) } : final;

@@ -54,11 +54,13 @@ export class ShadowRunner {
    * Called by the guard with each decision it made (never with a refusal before one). Returns at
    * once; the candidate decides after `res` closes (at the next turn when there is no response).
    */
-  observe(result: DecisionResult, match: OperationMatch, res: ServerResponse | undefined, undecided: boolean, caller?: ShadowCaller): void {
+  observe(result: DecisionResult, match: OperationMatch, res: ServerResponse | undefined, undecided: boolean, payload?: VerifiedPayload, options?: DecideOptions): void {
     if (this.settings.sampleRate === 0) return;
     if (undecided || result.decision.unavailable) return this.tally.skipped('undecided');
     const skip = this.sampler.take();
     if (skip !== undefined) return this.tally.skipped(skip);
+    // Built only for a sampled request: at sampleRate 0 a request costs this call and one comparison.
+    const caller: ShadowCaller | undefined = options && { payload, options };
     const run = () => this.decide(result, match, caller);
     // The guard calls this before it answers: nothing here may throw into the answer, even with a
     // `req.res` that is not a response (an app's or a middleware's own object).
