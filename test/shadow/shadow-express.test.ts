@@ -4,8 +4,7 @@ import { bearerJwt, bearerJwtAcl, type DecisionLogEvent } from '../../src/auth';
 import { EXAMPLE_OPENAPI, examplePermissions } from '../helpers/bundles';
 import { withoutUserRead } from '../helpers/consumer-fixture';
 import { HS256, token } from '../helpers/tokens';
-
-const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+import { shadowSettled } from './shadow-apps';
 
 function app(shadow?: Record<string, unknown>) {
   const events: DecisionLogEvent[] = [];
@@ -21,8 +20,8 @@ test('a candidate that revokes read:own shows a narrowed divergence, while the a
   const user = await token({ role: 'user', userId: 1 });
   expect((await request(served).get('/api/v1/users/1').set('Authorization', `Bearer ${user}`)).status).toBe(200);
   expect((await request(served).get('/api/v1/users/2').set('Authorization', `Bearer ${user}`)).status).toBe(403);
-  await settle();
-  const status = guard.shadowStatus()!;
+  // The candidate decides after each response closes: wait for both, not for a set time.
+  const status = await shadowSettled(guard, (counted) => counted.compared === 2);
   expect(status).toMatchObject({ compared: 2, divergences: 1, changes: { narrowed: 1, widened: 0, changed: 0 }, errors: 0 });
   expect(status.byOperation['GET /users/{userId}']).toMatchObject({ compared: 2, divergences: 1, narrowed: 1 });
   expect(status.byRole.user).toMatchObject({ compared: 2, divergences: 1 });
