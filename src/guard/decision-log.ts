@@ -89,7 +89,9 @@ export function logAuthenticationFailure(log: DecisionLog | undefined, source: D
  * its own (a new decision_id) with the active result and `shadow`. Returns its decision_id.
  */
 export function logShadowDivergence(log: DecisionLog, active: DecisionSource, input: PolicyInput, decision: Decision, path: string, shadow: ShadowResult): string {
-  const divergence = { ...event(active, input, decision, 0, path), shadow };
+  // Built in place: a divergence can come with every sampled request.
+  const divergence: DecisionLogEvent = event(active, input, decision, 0, path);
+  divergence.shadow = shadow;
   send(log, divergence);
   return divergence.decision_id;
 }
