@@ -14,8 +14,9 @@ export class PostAnswerError extends Error {
 /**
  * POSTs `body` with `contentHeaders` (its type and encoding) and resolves on a 2xx answer, within
  * `timeoutMs` for the whole exchange; rejects with a message that holds nothing the server sent
- * and only the shown URL. The answer's body is discarded unread, so a collector cannot make this
- * process buffer anything.
+ * and only the shown URL. The answer's body is never read: the connection is closed once the
+ * status line is in, so a collector can make this process neither buffer anything nor keep a socket
+ * open by never ending (or trickling) its body.
  */
 export function postBody(url: URL, body: Buffer, contentHeaders: Record<string, string>, headers: Record<string, string>, timeoutMs: number): Promise<void> {
   const shown = shownUrl(url);
@@ -28,7 +29,8 @@ export function postBody(url: URL, body: Buffer, contentHeaders: Record<string, 
   };
   const failures = { timeout: () => new Error(`${shown} did not answer within ${timeoutMs} ms`), unreachable: (code: string) => new Error(`${shown} cannot be reached (${code})`) };
   return boundedExchange<void>(exchange, failures, (response, finish) => {
-    response.resume();
+    // Not resume(): a body that never ends kept the connection, one more at every report.
+    response.destroy();
     const status = response.statusCode ?? 0;
     finish(status >= 200 && status < 300 ? undefined : new PostAnswerError(`${shown} answered ${status}`, status));
   });
