@@ -7,7 +7,7 @@ import type { LogSources } from './decision-log-files';
 import { logEntries } from './read-decision-logs';
 import type { Candidate } from './replay-candidate';
 import { recordedDecision } from './recorded-decision';
-import { ReplayTally, shownDecision, type ReplayExample, type ReplayReport } from './replay-report';
+import { cutName, ReplayTally, shownDecision, type ReplayExample, type ReplayReport } from './replay-report';
 
 /**
  * Reads every event of the logs, one at a time, decides each replayable one again with the
@@ -34,7 +34,7 @@ export async function replayDecisions(logs: LogSources, candidate: Candidate): P
       }
       const { event } = entry;
       const operation = classified.input.operation;
-      const role = roleOf(classified.input);
+      const role = cutName(roleOf(classified.input));
       tally.replayed({
         operation,
         role,

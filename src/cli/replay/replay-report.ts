@@ -67,6 +67,8 @@ export const MAX_LISTED = 10;
  * many names; the rest are counted under OTHERS. The candidate's operations are all named.
  */
 export const MAX_NAMES = 1000;
+/** The most characters of a name from the logs kept and shown; a longer one is counted under its first ones and `...`. */
+export const MAX_NAME_CHARS = 200;
 export const OTHERS = '(others)';
 
 /** The kinds of change, in the order reports list them. */
@@ -158,7 +160,17 @@ function countsOf(map: Map<string, ChangeCounts>, name: string): ChangeCounts {
   return found;
 }
 
-/** The name to count under: itself while fewer than MAX_NAMES are counted, else OTHERS. */
+/** The name to count under: itself (cut, see cutName) while fewer than MAX_NAMES are counted, else OTHERS. */
 function boundedName(map: Map<string, unknown>, name: string): string {
-  return map.has(name) || map.size < MAX_NAMES ? name : OTHERS;
+  const cut = cutName(name);
+  return map.has(cut) || map.size < MAX_NAMES ? cut : OTHERS;
+}
+
+/**
+ * A name from the logs as the report keeps it: at most MAX_NAME_CHARS and `...`. A role claim of a
+ * megabyte on each of a thousand events was a gigabyte of names. Copied through a Buffer: V8's
+ * slice of a long string may keep the whole string alive.
+ */
+export function cutName(name: string): string {
+  return name.length > MAX_NAME_CHARS ? Buffer.from(`${name.slice(0, MAX_NAME_CHARS)}...`).toString() : name;
 }

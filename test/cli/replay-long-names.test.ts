@@ -1,0 +1,56 @@
+import { execFile } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createGzip } from 'node:zlib';
+import { EXAMPLE_OPENAPI, examplePermissions } from '../helpers/bundles';
+import { SVCGATE_BIN } from '../helpers/svcgate-cli';
+
+// Roles and unknown operations are names the logs choose: the report counted up to 1000 of each
+// by name, but each name whole. A role claim of almost a megabyte (a line may hold one) on a
+// thousand events kept a gigabyte of names, and --json printed them. Names are cut, as messages
+// cut what they quote.
+
+jest.setTimeout(120_000);
+
+const dir = mkdtempSync(join(tmpdir(), 'svcgate-replay-names-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const run = promisify(execFile);
+
+const NAME_BYTES = 900 * 1024;
+const EVENTS = 150;
+
+test('roles and unknown operations of almost a megabyte each: counted under cut names, in bounded memory', async () => {
+  const acl = join(dir, 'same.json');
+  writeFileSync(acl, JSON.stringify(examplePermissions()));
+  const logs = join(dir, 'long-names.ndjson.gz');
+  const gzip = createGzip();
+  const written = new Promise<void>((resolve, reject) => gzip.pipe(createWriteStream(logs)).on('finish', () => resolve()).on('error', reject));
+  const long = 'r'.repeat(NAME_BYTES);
+  const result = { allow: false, attributes: [], role: null, possession: null, scopes: [], reasons: ['no grant'] };
+  for (let i = 0; i < EVENTS; i += 1) {
+    const role = `${String(i).padStart(4, '0')}${long}`;
+    const input = { operation: 'GET /users/{userId}', role, params: { 'path:userId': ['3'] }, claims: { 'path:userId': ['3'] } };
+    gzip.write(`${JSON.stringify({ decision_id: `d-${i}`, path: 'svcgate/authz/decision', input, result })}\n`);
+    gzip.write(`${JSON.stringify({ decision_id: `u-${i}`, path: 'svcgate/authz/decision', input: { ...input, role: 'user', operation: `GET /${role}` }, result })}\n`);
+  }
+  gzip.end();
+  await written;
+
+  const peakFile = join(dir, 'peak');
+  const peak = join(dir, 'peak.cjs');
+  writeFileSync(peak, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(peakFile)}, String(process.resourceUsage().maxRSS)));\n`);
+  const args = ['--require', peak, SVCGATE_BIN, 'replay', '--decision-logs', logs, '--openapi', EXAMPLE_OPENAPI, '--acl', acl, '--json'];
+  const { stdout } = await run(process.execPath, args, { timeout: 110_000, maxBuffer: 512 * 1024 * 1024 });
+  const report = JSON.parse(stdout);
+
+  expect(report.replayed).toBe(EVENTS);
+  expect(report.notReplayable.unknown_operation).toBe(EVENTS);
+  const names = [...Object.keys(report.byRole), ...Object.keys(report.unknownOperations)];
+  expect(names).toHaveLength(2 * EVENTS);
+  expect(Math.max(...names.map((name) => name.length))).toBeLessThanOrEqual(210);
+  expect(stdout.length).toBeLessThan(1024 * 1024);
+  // Whole names peaked at 1.2 GiB (150 of 900 KiB, twice, and their copies in the report); cut, at 290 MiB (lines of 900 KiB read).
+  expect(Number(readFileSync(peakFile, 'utf8')) / 1024).toBeLessThan(600);
+});
