@@ -121,6 +121,8 @@ describe('a remote OPA that accepts connections and never answers', () => {
     const counted = await shadowSettled(quick.guard, decidedAtLeast(CALLS.length));
     expect(counted.compared + counted.errors).toBe(0);
     expect(counted.unavailable).toBe(CALLS.length);
+    // The status says why: the remote OPA's own reason.
+    expect(counted.lastError?.message).toMatch(/^the candidate could not decide: .+/);
 
     const slow = await shadowed(remoteOpa({ url, timeoutMs: 60_000, checkIntervalSeconds: 3600 }), { timeoutMs: 50 });
     await expectSameAnswers(slow);

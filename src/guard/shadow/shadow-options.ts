@@ -54,6 +54,7 @@ export interface ShadowStatus {
   byRole: Record<string, ShadowCounts>;
   /** The first divergences (at most 10), without claims or parameter values: find the full event by `decision_id` in the decision log. */
   examples: ShadowExample[];
+  /** The last candidate error, or why the candidate last answered `unavailable` (`the candidate could not decide: ...`). */
   lastError: { message: string; at: string } | null;
 }
 

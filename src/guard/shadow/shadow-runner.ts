@@ -161,7 +161,7 @@ export class ShadowRunner {
     try {
       if (!isDecision(decided)) throw new Error('the candidate answered something that is not a decision');
       if (decided.unavailable) {
-        this.tally.unavailable();
+        this.tally.unavailable(typeof decided.reasons?.[0] === 'string' ? decided.reasons[0] : undefined);
         return this.record(match.key, 'unavailable', result.decision, decided);
       }
       // As the guard acts on a list operation's decision (authorize.ts, planned).

@@ -31,12 +31,18 @@ export class ShadowTally {
     this.counted.skipped[reason] += 1;
   }
 
-  unavailable(): void {
+  /** `reason`: the candidate's first reason, so that the status says why it could not decide. */
+  unavailable(reason: string | undefined): void {
     this.counted.unavailable += 1;
+    this.noted(`the candidate could not decide: ${reason ?? 'no reason given'}`);
   }
 
   failed(message: string): void {
     this.counted.errors += 1;
+    this.noted(message);
+  }
+
+  private noted(message: string): void {
     this.counted.lastError = { message: message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH)}…` : message, at: new Date().toISOString() };
   }
 
