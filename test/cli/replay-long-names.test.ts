@@ -21,7 +21,7 @@ const run = promisify(execFile);
 const NAME_BYTES = 900 * 1024;
 const EVENTS = 150;
 
-test('roles and unknown operations of almost a megabyte each: counted under cut names, in bounded memory', async () => {
+test('roles, unknown operations and an example\'s decision_id of almost a megabyte each: cut, in bounded memory', async () => {
   const acl = join(dir, 'same.json');
   writeFileSync(acl, JSON.stringify(examplePermissions()));
   const logs = join(dir, 'long-names.ndjson.gz');
@@ -35,6 +35,9 @@ test('roles and unknown operations of almost a megabyte each: counted under cut 
     gzip.write(`${JSON.stringify({ decision_id: `d-${i}`, path: 'svcgate/authz/decision', input, result })}\n`);
     gzip.write(`${JSON.stringify({ decision_id: `u-${i}`, path: 'svcgate/authz/decision', input: { ...input, role: 'user', operation: `GET /${role}` }, result })}\n`);
   }
+  // Widened (the recorded deny of user 3 reading user 3 is an allow now): an example, with its decision_id.
+  const widened = { operation: 'GET /users/{userId}', role: 'user', params: { 'path:userId': ['3'] }, claims: { 'path:userId': ['3'] } };
+  gzip.write(`${JSON.stringify({ decision_id: long.slice(0, 400_000), timestamp: long.slice(0, 400_000), path: 'svcgate/authz/decision', input: widened, result })}\n`);
   gzip.end();
   await written;
 
@@ -45,10 +48,12 @@ test('roles and unknown operations of almost a megabyte each: counted under cut 
   const { stdout } = await run(process.execPath, args, { timeout: 110_000, maxBuffer: 512 * 1024 * 1024 });
   const report = JSON.parse(stdout);
 
-  expect(report.replayed).toBe(EVENTS);
+  expect(report.replayed).toBe(EVENTS + 1);
   expect(report.notReplayable.unknown_operation).toBe(EVENTS);
   const names = [...Object.keys(report.byRole), ...Object.keys(report.unknownOperations)];
-  expect(names).toHaveLength(2 * EVENTS);
+  expect(names).toHaveLength(2 * EVENTS + 1);
+  const [example] = report.examples.widened;
+  expect([example.decisionId.length, example.timestamp.length]).toEqual([203, 203]);
   expect(Math.max(...names.map((name) => name.length))).toBeLessThanOrEqual(210);
   expect(stdout.length).toBeLessThan(1024 * 1024);
   // Whole names peaked at 1.2 GiB (150 of 900 KiB, twice, and their copies in the report); cut, at 290 MiB (lines of 900 KiB read).

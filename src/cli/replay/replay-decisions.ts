@@ -89,6 +89,7 @@ export function roleOf(input: PolicyInput): string {
   return '(not a role claim)';
 }
 
+/** An example's decision_id or timestamp: text from the logs, cut as names are. */
 function textOrNull(value: unknown): string | null {
-  return typeof value === 'string' ? value : null;
+  return typeof value === 'string' ? cutName(value) : null;
 }
