@@ -149,7 +149,7 @@ export function svcAcl(options: SvcAclOptions): SvcAclInterceptor {
     }
     const described = withOwners(withBearerScheme(openapi), config.owners, unrouted);
     const { source, operations: compiled } = connectSource(config, described);
-    shadow = config.shadow && new ShadowRunner(source, candidateSource(config.shadow.source, SCHEME, FILE, candidateBuilders(config, described, compiled), undefined), config.shadow, config.decisionLog);
+    shadow = config.shadow && new ShadowRunner(source, candidateSource(config.shadow.source, '$.shadow.source', FILE, candidateBuilders(config, described, compiled)), config.shadow, config.decisionLog);
     guard = { evaluator: source, handler: config.handler, options: { ...guardOptions, shadow }, schemes: Object.freeze([SCHEME]) };
     for (const route of routes) {
       const key = operationKey(route.httpMethod, route.path);

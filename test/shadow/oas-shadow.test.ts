@@ -221,7 +221,7 @@ describe('bad shadow options stop BearerJWT.initialize with a ConfigError naming
 
   test('an unkeyed candidate with several guarded schemes, or one keyed by a scheme without an ACL, names the fix', async () => {
     const unkeyed = await configError({ shadow: { source: { anonymous: {}, partner: {} } } });
-    expect(unkeyed).toContain('at $.shadow.source: BearerJWT guards several schemes (bearerAuth, partnerAuth)');
+    expect(unkeyed).toContain('at $.shadow.source: the adapter guards several schemes (bearerAuth, partnerAuth)');
     expect(unkeyed).toContain('shadow: { source: { bearerAuth: <candidate> } }');
     const unguarded = await configError({ acl: { bearerAuth: TWO_ACLS.bearerAuth }, shadow: { source: { partnerAuth: {} } } });
     expect(unguarded).toContain('at $.shadow.source.partnerAuth: the scheme partnerAuth has no acl or policy');

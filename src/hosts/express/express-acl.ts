@@ -27,6 +27,7 @@ import { DOCUMENT_LISTS, refuseOwnershipCallback } from '../../guard/list-operat
 import { readSecurity, securityPlans, type SchemeCheck } from './express-security';
 import { prefixedMatcher, prefixedPathMethods } from './server-prefixes';
 import { candidateSource, type CandidateBuilders } from '../../guard/shadow/candidate-source';
+import { shadowedScheme } from '../../guard/shadow/shadowed-scheme';
 import type { ShadowStatus } from '../../guard/shadow/shadow-options';
 import { ShadowRunner } from '../../guard/shadow/shadow-runner';
 
@@ -113,7 +114,8 @@ export interface BearerJwtAclMiddleware {
 export function bearerJwtAcl(options: BearerJwtAclOptions): BearerJwtAclMiddleware {
   const config = parseWith(optionsSchema, options, FILE, [], 'see bearerJwtAcl in docs/openapi-apis.md');
   const { source, operations, document, scheme } = connectSource(config);
-  const shadow = config.shadow && new ShadowRunner(source, candidateSource(config.shadow.source, scheme, FILE, candidateBuilders(config, scheme, operations), { schemes: documentSchemes(document) }), config.shadow, config.decisionLog);
+  const shadowed = config.shadow && shadowedScheme(config.shadow.source, [scheme], documentSchemes(document), FILE);
+  const shadow = config.shadow && shadowed && new ShadowRunner(source, candidateSource(shadowed.candidate, shadowed.at, FILE, candidateBuilders(config, scheme, operations)), config.shadow, config.decisionLog);
   // Most requests repeat a path seen shortly before; matching one costs more than looking it up.
   const find = cachedMatcher(prefixedMatcher(operations, document.servers));
   const pathMethods = prefixedPathMethods(document.paths as Record<string, unknown>, document.servers);

@@ -36,7 +36,7 @@ import { verificationRequest } from '../../token/verification-request';
 import { isPolicySource } from '../../guard/shadow/candidate-source';
 import type { ShadowStatus } from '../../guard/shadow/shadow-options';
 import { ShadowRunner } from '../../guard/shadow/shadow-runner';
-import { shadowedScheme } from './oas-shadow';
+import { shadowedScheme } from '../../guard/shadow/shadowed-scheme';
 
 type Request = IncomingMessage & { params?: Record<string, string>; originalUrl?: string };
 type Response = ServerResponse & { locals: { oas?: { security?: Record<string, unknown>; params?: Record<string, unknown>; body?: unknown; acl?: OasAcl } } };
