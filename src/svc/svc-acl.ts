@@ -30,7 +30,7 @@ import { serviceArgument, type SvcRequestState } from './service-argument';
 import type { RoutesOpenApi } from './routes-openapi';
 import { BIND_TO_API, type BindableInterceptor } from './svc-api';
 import { candidateSource, type CandidateBuilders } from '../guard/shadow/candidate-source';
-import type { ShadowStatus } from '../guard/shadow/shadow-options';
+import type { ShadowOptions, ShadowStatus } from '../guard/shadow/shadow-options';
 import { ShadowRunner } from '../guard/shadow/shadow-runner';
 
 export interface SvcAclOptions extends AclOptions {
@@ -58,7 +58,7 @@ export interface SvcAclOptions extends AclOptions {
    * or a `bundleConsumer`/`remoteOpa`). Read the counts with the interceptor's `shadowStatus()`.
    * Default: none.
    */
-  shadow?: AclOptions['shadow'];
+  shadow?: ShadowOptions;
 }
 
 /** The interceptor svcAcl returns: register it with `interceptAll` or `intercept`. */

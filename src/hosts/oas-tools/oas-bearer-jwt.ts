@@ -34,7 +34,7 @@ import { operationSecurity, schemesWithoutBearer } from '../../guard/security-al
 import { hostRoutes } from './oas-host-routes';
 import { verificationRequest } from '../../token/verification-request';
 import { isPolicySource } from '../../guard/shadow/candidate-source';
-import type { ShadowStatus } from '../../guard/shadow/shadow-options';
+import type { ShadowOptions, ShadowStatus } from '../../guard/shadow/shadow-options';
 import { ShadowRunner } from '../../guard/shadow/shadow-runner';
 import { shadowedScheme } from '../../guard/shadow/shadowed-scheme';
 
@@ -120,7 +120,7 @@ export interface OasAclOptions extends AclOptions {
    * unkeyed when one scheme is guarded. A declaration is merged onto the scheme's `x-acl-config`
    * declaration as `acl` is. Read the counts with `BearerJWT.of(app).shadowStatus()`. Default: none.
    */
-  shadow?: AclOptions['shadow'];
+  shadow?: ShadowOptions;
 }
 
 const configShape = {
