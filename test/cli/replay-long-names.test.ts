@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { createGzip } from 'node:zlib';
 import { EXAMPLE_OPENAPI, examplePermissions } from '../helpers/bundles';
 import { SVCGATE_BIN } from '../helpers/svcgate-cli';
+import { peakMemoryScript } from '../helpers/peak-memory';
 
 // Roles and unknown operations are names the logs choose: the report counted up to 1000 of each
 // by name, but each name whole. A role claim of almost a megabyte (a line may hold one) on a
@@ -42,10 +43,9 @@ test('roles, unknown operations and an example\'s decision_id of almost a megaby
   await written;
 
   const peakFile = join(dir, 'peak');
-  const peak = join(dir, 'peak.cjs');
-  writeFileSync(peak, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(peakFile)}, String(process.resourceUsage().maxRSS)));\n`);
+  const peak = peakMemoryScript(dir);
   const args = ['--require', peak, SVCGATE_BIN, 'replay', '--decision-logs', logs, '--openapi', EXAMPLE_OPENAPI, '--acl', acl, '--json'];
-  const { stdout } = await run(process.execPath, args, { timeout: 110_000, maxBuffer: 512 * 1024 * 1024 });
+  const { stdout } = await run(process.execPath, args, { timeout: 110_000, maxBuffer: 512 * 1024 * 1024, env: { ...process.env, SVCGATE_PEAK_FILE: peakFile } });
   const report = JSON.parse(stdout);
 
   expect(report.replayed).toBe(EVENTS + 1);
