@@ -29,8 +29,8 @@ export class LineSplitter {
       start = end + 1;
       if (chunk[start] === NEWLINE) start = this.emptyLines(chunk, start);
     }
-    // The rest of the chunk begins a line the next chunk ends: copied, as the reader may reuse the chunk.
-    if (start < chunk.length) this.take(Buffer.from(chunk.subarray(start)));
+    // The rest of the chunk begins a line the next chunk ends: copied when kept, as the reader may reuse the chunk.
+    if (start < chunk.length) this.take(chunk.subarray(start), true);
     return lines;
   }
 
@@ -50,7 +50,7 @@ export class LineSplitter {
     return at;
   }
 
-  private take(bytes: Buffer): void {
+  private take(bytes: Buffer, copy = false): void {
     if (this.tooLong || bytes.length === 0) return;
     if (this.held + bytes.length > this.maxBytes) {
       this.tooLong = true;
@@ -58,7 +58,8 @@ export class LineSplitter {
       this.held = 0;
       return;
     }
-    this.parts.push(bytes);
+    // A line read past is not copied: a long one would cost its whole length in copies to collect.
+    this.parts.push(copy ? Buffer.from(bytes) : bytes);
     this.held += bytes.length;
   }
 
